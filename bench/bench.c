@@ -1,0 +1,328 @@
+/* bench.c - the benchmark harness (see bench.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const bench_case bench_default_cases[2] = {
+    {"u32 keys", CLSORT_U32, 0, 0, 0, DATA_UNIFORM},
+    {"u32 pairs", CLSORT_U32, 4, 0, 0, DATA_UNIFORM},
+};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* qsort's reference: (key, index) records, ordered by key then index, so
+ * the result is the stable order. Keys are unsigned integers of 1..8 bytes. */
+typedef struct rec {
+    uint64_t key, idx;
+} rec;
+
+static int cmp_rec(const void *a, const void *b)
+{
+    const rec *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint64_t get_key(const void *p, size_t i, size_t bytes)
+{
+    const unsigned char *c = (const unsigned char *)p + i * bytes;
+    uint64_t v = 0;
+    memcpy(&v, c, bytes); /* little-endian hosts */
+    return v;
+}
+
+static uint64_t get_val(const void *p, size_t i, size_t bytes)
+{
+    uint64_t v = 0;
+    memcpy(&v, (const unsigned char *)p + i * bytes, bytes);
+    return v;
+}
+
+static void set_err(char *err, size_t size, const char *what, clsort_status s, clsort_context *ctx)
+{
+    snprintf(err, size, "%s: %s%s%s", what, clsort_status_string(s), ctx ? "\n" : "",
+             ctx ? clsort_context_last_error(ctx) : "");
+}
+
+typedef struct bufs {
+    cl_mem pk, wk, pv, wv, tiny;
+} bufs;
+
+static void release_bufs(bufs *b)
+{
+    cl_mem *m[] = {&b->pk, &b->wk, &b->pv, &b->wv, &b->tiny};
+    for (size_t i = 0; i < 5; i++)
+        if (*m[i]) {
+            clReleaseMemObject(*m[i]);
+            *m[i] = NULL;
+        }
+}
+
+/* One timed sort: restore the input, sort, mark the end. Returns ms of
+ * device time, or a negative value on failure. */
+static double timed_sort(clsort_context *ctx, cl_command_queue q, const bench_case *c, size_t n,
+                         const bufs *b, clsort_status *st)
+{
+    size_t kb = clsort_type_size(c->key_type);
+    cl_event e0 = NULL, e1 = NULL;
+    cl_int err = CL_SUCCESS;
+    if (c->value_size)
+        err = clEnqueueCopyBuffer(q, b->pv, b->wv, 0, 0, n * c->value_size, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clEnqueueCopyBuffer(q, b->pk, b->wk, 0, 0, n * kb, 0, NULL, &e0);
+    if (err != CL_SUCCESS) {
+        *st = err;
+        return -1;
+    }
+    clsort_options o;
+    memset(&o, 0, sizeof o);
+    o.begin_bit = c->begin_bit;
+    o.end_bit = c->end_bit;
+    *st = c->value_size ? clsort_sort_pairs_buffer(ctx, c->key_type, b->wk, 0, b->wv, 0,
+                                                   c->value_size, n, &o, 0, NULL, NULL)
+                        : clsort_sort_keys_buffer(ctx, c->key_type, b->wk, 0, n, &o, 0, NULL, NULL);
+    if (*st == CLSORT_SUCCESS) {
+        err = clEnqueueCopyBuffer(q, b->wk, b->tiny, 0, 0, 4, 0, NULL, &e1);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e1);
+        if (err != CL_SUCCESS)
+            *st = err;
+    }
+    double ms = -1;
+    if (*st == CLSORT_SUCCESS) {
+        cl_ulong t0 = 0, t1 = 0;
+        err = clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, sizeof t1, &t1, NULL);
+        if (err != CL_SUCCESS)
+            *st = err;
+        else
+            ms = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
+    }
+    clFinish(q);
+    if (e0)
+        clReleaseEvent(e0);
+    if (e1)
+        clReleaseEvent(e1);
+    return ms;
+}
+
+static int check_result(const bench_case *c, size_t n, const void *keys_in, const rec *ref,
+                        const void *keys_out, const void *vals_out)
+{
+    size_t kb = clsort_type_size(c->key_type);
+    uint64_t mask = 0;
+    unsigned end = c->end_bit ? c->end_bit : (unsigned)kb * 8;
+    for (unsigned bit = c->begin_bit; bit < end; bit++)
+        mask |= 1ull << bit;
+    for (size_t i = 0; i < n; i++) {
+        /* The reference orders by the selected bits only when a window is
+         * used: compare the full key's selected bits, and stability below. */
+        uint64_t k = get_key(keys_out, i, kb);
+        if ((k & mask) != (ref[i].key & mask))
+            return 0;
+        if (vals_out) {
+            uint64_t v = get_val(vals_out, i, c->value_size);
+            if (v >= n || get_key(keys_in, v, kb) != k || v != ref[i].idx)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const bench_config *cfg,
+                             const bench_case *c, size_t n, bench_row *row, char *err,
+                             size_t errsize)
+{
+    size_t kb = clsort_type_size(c->key_type);
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", c->name);
+    row->n = n;
+    clsort_device_info info;
+    if (clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS)
+        snprintf(row->device, sizeof row->device, "%s", info.device_name);
+    size_t kbytes = n * kb > 0 ? n * kb : 1;
+    void *keys = malloc(kbytes), *vals = NULL, *out_k = malloc(kbytes), *out_v = NULL;
+    rec *ref = malloc((n ? n : 1) * sizeof *ref);
+    if (c->value_size) {
+        vals = malloc(n * c->value_size);
+        out_v = malloc(n * c->value_size);
+    }
+    bufs b = {0};
+    clsort_status st = CLSORT_SUCCESS;
+    if (!keys || !out_k || !ref || (c->value_size && (!vals || !out_v))) {
+        snprintf(err, errsize, "out of host memory for n = %zu", n);
+        st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    data_fill(keys, c->key_type, n, c->dist, cfg->seed + n);
+    for (size_t i = 0; i < n && c->value_size; i++) {
+        uint64_t v = i;
+        memcpy((unsigned char *)vals + i * c->value_size, &v, c->value_size);
+    }
+    /* The reference, timed: qsort of (key over the window, index) records. */
+    uint64_t mask = 0;
+    unsigned end = c->end_bit ? c->end_bit : (unsigned)kb * 8;
+    for (unsigned bit = c->begin_bit; bit < end; bit++)
+        mask |= 1ull << bit;
+    for (size_t i = 0; i < n; i++) {
+        ref[i].key = get_key(keys, i, kb) & mask;
+        ref[i].idx = i;
+    }
+    double t0 = now_ms();
+    qsort(ref, n, sizeof *ref, cmp_rec);
+    row->qsort_ms = cfg->qsort ? now_ms() - t0 : 0;
+
+    cl_context clc = clsort_context_cl_context(ctx);
+    cl_int e = CL_SUCCESS;
+    b.pk = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * kb, NULL, &e);
+    if (e == CL_SUCCESS)
+        b.wk = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * kb, NULL, &e);
+    if (e == CL_SUCCESS)
+        b.tiny = clCreateBuffer(clc, CL_MEM_READ_WRITE, 64, NULL, &e);
+    if (e == CL_SUCCESS && c->value_size)
+        b.pv = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * c->value_size, NULL, &e);
+    if (e == CL_SUCCESS && c->value_size)
+        b.wv = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * c->value_size, NULL, &e);
+    if (e == CL_SUCCESS)
+        e = clEnqueueWriteBuffer(q, b.pk, CL_TRUE, 0, n * kb, keys, 0, NULL, NULL);
+    if (e == CL_SUCCESS && c->value_size)
+        e = clEnqueueWriteBuffer(q, b.pv, CL_TRUE, 0, n * c->value_size, vals, 0, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        st = e;
+        set_err(err, errsize, "allocating benchmark buffers", st, NULL);
+        goto out;
+    }
+    /* Warm-up (builds or loads the kernels, grows the pool). */
+    if (timed_sort(ctx, q, c, n, &b, &st) < 0) {
+        set_err(err, errsize, c->name, st, ctx);
+        goto out;
+    }
+    double times[1000];
+    int reps = 0;
+    double spent = 0;
+    while (reps < 1000 && (reps < cfg->min_reps || spent < cfg->min_seconds * 1e3)) {
+        double w0 = now_ms();
+        double ms = timed_sort(ctx, q, c, n, &b, &st);
+        if (ms < 0) {
+            set_err(err, errsize, c->name, st, ctx);
+            goto out;
+        }
+        times[reps++] = ms;
+        spent += now_ms() - w0;
+    }
+    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+    row->reps = reps;
+    row->ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    row->ms_min = times[0];
+    row->mkeys = row->ms > 0 ? (double)n / row->ms / 1e3 : 0;
+    row->speedup = row->ms > 0 && row->qsort_ms > 0 ? row->qsort_ms / row->ms : 0;
+    e = clEnqueueReadBuffer(q, b.wk, CL_TRUE, 0, n * kb, out_k, 0, NULL, NULL);
+    if (e == CL_SUCCESS && c->value_size)
+        e = clEnqueueReadBuffer(q, b.wv, CL_TRUE, 0, n * c->value_size, out_v, 0, NULL, NULL);
+    if (e != CL_SUCCESS) {
+        st = e;
+        set_err(err, errsize, "reading the result", st, NULL);
+        goto out;
+    }
+    row->correct = check_result(c, n, keys, ref, out_k, out_v);
+out:
+    release_bufs(&b);
+    free(keys);
+    free(vals);
+    free(out_k);
+    free(out_v);
+    free(ref);
+    return st;
+}
+
+clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, size_t *nrows,
+                        char *err, size_t errsize)
+{
+    *nrows = 0;
+    err[0] = '\0';
+    clsort_context_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.device = cfg->device;
+    cc.tuning = cfg->tuning;
+    clsort_context *base = NULL;
+    clsort_status st = clsort_context_create_with_config(&base, &cc);
+    if (st != CLSORT_SUCCESS) {
+        snprintf(err, errsize, "%s", clsort_context_last_error(NULL));
+        return st;
+    }
+    /* A queue of our own with profiling, for device times. */
+    cl_int e = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(clsort_context_cl_context(base),
+                                              clsort_context_device(base),
+                                              CL_QUEUE_PROFILING_ENABLE, &e);
+    if (e != CL_SUCCESS) {
+        set_err(err, errsize, "creating a profiling queue", e, NULL);
+        clsort_context_release(base);
+        return e;
+    }
+    clsort_context *ctx = NULL;
+    st = clsort_context_create_from_queue(&ctx, q, &cc);
+    if (st != CLSORT_SUCCESS) {
+        snprintf(err, errsize, "%s", clsort_context_last_error(NULL));
+        clReleaseCommandQueue(q);
+        clsort_context_release(base);
+        return st;
+    }
+    for (size_t ci = 0; ci < cfg->ncases && st == CLSORT_SUCCESS; ci++)
+        for (size_t si = 0; si < cfg->nsizes && st == CLSORT_SUCCESS; si++) {
+            if (*nrows >= cap)
+                break;
+            st = run_one(ctx, q, cfg, &cfg->cases[ci], cfg->sizes[si], &rows[*nrows], err,
+                         errsize);
+            if (st == CLSORT_SUCCESS)
+                (*nrows)++;
+        }
+    clsort_context_release(ctx);
+    clReleaseCommandQueue(q);
+    clsort_context_release(base);
+    return st;
+}
+
+void bench_print(FILE *f, const bench_row *rows, size_t nrows)
+{
+    if (nrows)
+        fprintf(f, "device: %s\n", rows[0].device);
+    fprintf(f, "%-12s %11s %11s %12s %11s %9s %5s %s\n", "case", "n", "time ms", "MKeys/s",
+            "qsort ms", "speed-up", "reps", "check");
+    for (size_t i = 0; i < nrows; i++) {
+        const bench_row *r = &rows[i];
+        fprintf(f, "%-12s %11zu %11.3f %12.1f %11.1f %9.1f %5d %s\n", r->name, r->n, r->ms,
+                r->mkeys, r->qsort_ms, r->speedup, r->reps, r->correct ? "ok" : "WRONG");
+    }
+}
+
+void bench_print_json(FILE *f, const bench_row *rows, size_t nrows)
+{
+    fprintf(f, "[\n");
+    for (size_t i = 0; i < nrows; i++) {
+        const bench_row *r = &rows[i];
+        fprintf(f,
+                "  {\"case\": \"%s\", \"device\": \"%s\", \"n\": %zu, \"ms\": %.6f, "
+                "\"ms_min\": %.6f, \"mkeys_per_s\": %.3f, \"qsort_ms\": %.3f, \"speedup\": %.3f, "
+                "\"reps\": %d, \"correct\": %s}%s\n",
+                r->name, r->device, r->n, r->ms, r->ms_min, r->mkeys, r->qsort_ms, r->speedup,
+                r->reps, r->correct ? "true" : "false", i + 1 < nrows ? "," : "");
+    }
+    fprintf(f, "]\n");
+}

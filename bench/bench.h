@@ -1,0 +1,63 @@
+/* bench.h - the benchmark harness behind `clsort bench` (and used by the
+ * tests on small sizes). Public API of clsort only.
+ *
+ * Each case sorts the same generated input with clsort (device buffers,
+ * device time from OpenCL profiling events: from the end of the copy that
+ * restores the input to the start of a tiny copy enqueued after the sort,
+ * so launch gaps inside the sort count) and with the C library's qsort on
+ * the host, checks clsort's result against qsort's, and reports medians. */
+#ifndef CLSORT_BENCH_H
+#define CLSORT_BENCH_H
+
+#include <clsort.h>
+#include <stdio.h>
+
+#include "data.h"
+
+typedef struct bench_case {
+    const char *name;       /* "u32 keys" */
+    clsort_type key_type;
+    size_t value_size;      /* 0: keys only; else values = input index (u32 or u64) */
+    unsigned begin_bit, end_bit;
+    data_dist dist;
+} bench_case;
+
+typedef struct bench_row {
+    char name[64];
+    char device[128];
+    size_t n;
+    double ms;        /* median device time of one clsort sort */
+    double ms_min;
+    double mkeys;     /* n / median time, millions of keys per second */
+    double qsort_ms;  /* qsort of the same input (0: not measured) */
+    double speedup;   /* qsort_ms / ms */
+    int reps;
+    int correct;      /* 1: result checked and right */
+} bench_row;
+
+typedef struct bench_config {
+    const char *device;  /* as clsort_context_create; NULL: default */
+    const char *tuning;  /* NULL: tuned */
+    const size_t *sizes;
+    size_t nsizes;
+    const bench_case *cases;
+    size_t ncases;
+    int min_reps;        /* at least this many timed sorts (after a warm-up) */
+    double min_seconds;  /* and keep timing until this much time passed */
+    int qsort;           /* also time qsort (the speed-up column) */
+    uint64_t seed;
+} bench_config;
+
+/* The headline cases: u32 keys, and u32 keys with u32 values. */
+extern const bench_case bench_default_cases[2];
+
+/* Runs every case at every size; rows gets ncases * nsizes entries. Returns
+ * CLSORT_SUCCESS or the first failure (message in err). A wrong result is
+ * not a failure of the run: its row says correct = 0. */
+clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, size_t *nrows,
+                        char *err, size_t errsize);
+
+void bench_print(FILE *f, const bench_row *rows, size_t nrows);
+void bench_print_json(FILE *f, const bench_row *rows, size_t nrows);
+
+#endif

@@ -1,0 +1,316 @@
+/* clsort.h - portable sorting on OpenCL devices (GPUs and multicore CPUs).
+ *
+ * The one public header of libclsort. Everything goes through an opaque
+ * clsort_context that holds one device, its queue, compiled programs and a
+ * pool of temporary device memory.
+ *
+ * Conventions
+ * - Every function that can fail returns a clsort_status: CLSORT_SUCCESS (0)
+ *   or a negative code. OpenCL error codes (-1 ... -72, and vendor codes) are
+ *   passed through unchanged; the library's own codes are CLSORT_ERROR_*
+ *   (from -7000 down). clsort_status_string() names any of them, and
+ *   clsort_context_last_error() gives the detailed message of the last
+ *   failure (with the OpenCL build log when a kernel failed to build).
+ * - On failure the caller's keys, values and indices are untouched and no
+ *   output is half-written.
+ * - The library never prints, aborts or exits.
+ * - A context may be used by one thread at a time; distinct contexts are
+ *   independent. Release functions accept NULL.
+ * - Sorting is stable: keys that are equal over the sorted bits keep their
+ *   input order, ascending and descending. The output is a permutation of
+ *   the input, bit for bit.
+ *
+ * Key order
+ * - Unsigned and signed integers: numeric order.
+ * - Floats (F32, F64): -inf < negative numbers < -0.0 == +0.0 < positive
+ *   numbers < +inf < NaN. -0.0 and +0.0 compare equal (input order kept);
+ *   every NaN, whatever its sign bit or payload, sorts after +inf, NaNs in
+ *   input order. Descending reverses the order of unequal keys (so NaNs come
+ *   first) and still keeps equal keys in input order. Bit patterns are kept.
+ * - Bit windows (clsort_options.begin_bit/end_bit) select bits of the key's
+ *   order-preserving unsigned image, as NVIDIA CUB does: the key itself for
+ *   unsigned types, the key with its sign bit flipped for signed types, and
+ *   for floats the bits flipped as the order above requires (with -0.0 read
+ *   as +0.0 and every NaN as all ones).
+ */
+#ifndef CLSORT_H
+#define CLSORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLSORT_VERSION_MAJOR 0
+#define CLSORT_VERSION_MINOR 1
+#define CLSORT_VERSION_PATCH 0
+#define CLSORT_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ status */
+
+/* The library's own status codes: (name, value, message). Values are pinned
+ * and never renumbered. */
+#define CLSORT_STATUS_LIST(X)                                                            \
+    X(CLSORT_SUCCESS, 0, "success")                                                      \
+    X(CLSORT_ERROR_INVALID_ARGUMENT, -7001, "invalid argument")                          \
+    X(CLSORT_ERROR_UNSUPPORTED_TYPE, -7002, "unsupported key or index type")             \
+    X(CLSORT_ERROR_UNSUPPORTED_VALUE_SIZE, -7003, "unsupported value size")              \
+    X(CLSORT_ERROR_INVALID_BITS, -7004, "bit range empty or outside the key")            \
+    X(CLSORT_ERROR_TOO_LARGE, -7005, "input too large for the device or the index type") \
+    X(CLSORT_ERROR_OUT_OF_HOST_MEMORY, -7006, "out of host memory")                      \
+    X(CLSORT_ERROR_OUT_OF_DEVICE_MEMORY, -7007, "out of device memory")                  \
+    X(CLSORT_ERROR_NO_PLATFORM, -7008, "no OpenCL platform found")                       \
+    X(CLSORT_ERROR_DEVICE_NOT_FOUND, -7009, "no OpenCL device matches")                  \
+    X(CLSORT_ERROR_BUILD_FAILED, -7010, "OpenCL kernel build failed")                    \
+    X(CLSORT_ERROR_INVALID_OPTIONS, -7011, "invalid options")                            \
+    X(CLSORT_ERROR_INVALID_BUFFER, -7012, "invalid device buffer")                       \
+    X(CLSORT_ERROR_INVALID_TUNING, -7013, "invalid tuning specification")                \
+    X(CLSORT_ERROR_DEVICE_UNSUPPORTED, -7014, "the device lacks a required feature")     \
+    X(CLSORT_ERROR_INVALID_QUEUE, -7015, "invalid command queue")                        \
+    X(CLSORT_ERROR_IO, -7016, "file input/output error")                                 \
+    X(CLSORT_ERROR_INTERNAL, -7099, "internal error")
+
+typedef int32_t clsort_status;
+
+enum clsort_status_code {
+#define CLSORT_STATUS_ENUM_(name, value, message) name = value,
+    CLSORT_STATUS_LIST(CLSORT_STATUS_ENUM_)
+#undef CLSORT_STATUS_ENUM_
+};
+
+/* A static string naming any status: the library's own, an OpenCL code
+ * ("CL_OUT_OF_RESOURCES (-5)") or "unknown status". Never NULL. */
+const char *clsort_status_string(clsort_status status);
+
+/* -------------------------------------------------------------------- types */
+
+/* Key, value-index and scan element types. Values are pinned. */
+typedef enum clsort_type {
+    CLSORT_U8 = 1,
+    CLSORT_U16 = 2,
+    CLSORT_U32 = 3,
+    CLSORT_U64 = 4,
+    CLSORT_I8 = 5,
+    CLSORT_I16 = 6,
+    CLSORT_I32 = 7,
+    CLSORT_I64 = 8,
+    CLSORT_F32 = 9,
+    CLSORT_F64 = 10
+} clsort_type;
+
+/* Size in bytes of one element of the type, or 0 for an unknown type. */
+size_t clsort_type_size(clsort_type type);
+/* "u32", "f64", ... or NULL for an unknown type. */
+const char *clsort_type_name(clsort_type type);
+/* Parses "u8".."f64" (case-insensitive); returns 0 when unknown. */
+clsort_type clsort_type_from_name(const char *name);
+
+/* ------------------------------------------------------------------ context */
+
+typedef struct clsort_context clsort_context;
+
+/* Creation settings. Zero-initialise, then set what you need. */
+typedef struct clsort_context_config {
+    /* Device to use (see clsort_context_create); NULL: $CLSORT_DEVICE, else
+     * the first GPU, else the first CPU. Ignored by create_from_queue. */
+    const char *device;
+    /* Folder of the on-disk program cache. NULL: $CLSORT_CACHE_DIR if set,
+     * else $XDG_CACHE_HOME/clsort, else $HOME/.cache/clsort. An empty string
+     * (here or in $CLSORT_CACHE_DIR) disables the disk cache. */
+    const char *cache_dir;
+    /* Tuning override, as for clsort_context_set_tuning; NULL: $CLSORT_TUNING
+     * if set, else the tuned table. */
+    const char *tuning;
+    /* Must be zero. Reserved so the struct can grow without breaking
+     * callers. */
+    uint32_t reserved[8];
+} clsort_context_config;
+
+/* Creates a context on one device. device selects it:
+ *   NULL            $CLSORT_DEVICE if set, else the first GPU of any
+ *                   platform, else the first CPU device (such as PoCL);
+ *   "gpu" / "cpu"   the first device of that type;
+ *   "P:D"           device D of platform P (indices as clsort info lists);
+ *   anything else   the first device whose device or platform name contains
+ *                   it, ignoring case.
+ * An unknown name fails with CLSORT_ERROR_DEVICE_NOT_FOUND and a message
+ * listing the devices present. On success *ctx owns an OpenCL context and an
+ * in-order queue; release it with clsort_context_release. On failure *ctx is
+ * NULL and clsort_context_last_error(NULL) tells why. Blocks. */
+clsort_status clsort_context_create(clsort_context **ctx, const char *device);
+clsort_status clsort_context_create_with_config(clsort_context **ctx,
+                                                const clsort_context_config *config);
+
+/* Creates a context that runs on the caller's in-order queue (and so on its
+ * cl_context and device, and its buffers). The queue is retained, not
+ * owned: the caller keeps its own reference. config may be NULL. */
+clsort_status clsort_context_create_from_queue(clsort_context **ctx, cl_command_queue queue,
+                                               const clsort_context_config *config);
+
+/* Releases the context, its programs, pool and (if it created them) its
+ * OpenCL context and queue, after the queue has finished. Accepts NULL. */
+void clsort_context_release(clsort_context *ctx);
+
+/* The detailed message of the context's last failure ("" if none). With
+ * ctx NULL: the message of the last failed context creation on this thread.
+ * Valid until the next call on the context (or creation on the thread). */
+const char *clsort_context_last_error(const clsort_context *ctx);
+
+/* The context's OpenCL objects (owned by the context; do not release). */
+cl_command_queue clsort_context_queue(const clsort_context *ctx);
+cl_context clsort_context_cl_context(const clsort_context *ctx);
+cl_device_id clsort_context_device(const clsort_context *ctx);
+
+/* ------------------------------------------------------------------ devices */
+
+typedef struct clsort_device_info {
+    unsigned platform_index, device_index;
+    char platform_name[128];
+    char platform_version[128];
+    char device_name[128];
+    char vendor[128];
+    char driver_version[128];
+    char device_version[128];
+    int is_gpu, is_cpu;
+    int is_default; /* the device a NULL device string picks */
+    uint64_t global_mem_bytes, max_alloc_bytes, local_mem_bytes;
+    unsigned compute_units, max_work_group_size, max_clock_mhz;
+} clsort_device_info;
+
+/* Fills up to capacity entries (devices may be NULL when capacity is 0) and
+ * sets *count to the number of devices present. CLSORT_ERROR_NO_PLATFORM
+ * when there is no OpenCL platform at all. */
+clsort_status clsort_device_list(clsort_device_info *devices, size_t capacity, size_t *count);
+
+/* The context's device. */
+clsort_status clsort_context_device_info(const clsort_context *ctx, clsort_device_info *info);
+
+/* ------------------------------------------------------------------ options */
+
+typedef enum clsort_algorithm {
+    CLSORT_ALGORITHM_AUTO = 0,     /* the tuned choice for the device and n */
+    CLSORT_ALGORITHM_ONESWEEP = 1, /* radix, one kernel per pass, look-back */
+    CLSORT_ALGORITHM_CLASSIC = 2   /* radix, histogram + scan + scatter per pass */
+} clsort_algorithm;
+
+/* Sort options. NULL, or a zero-initialised struct, means: ascending, over
+ * every bit of the key, the tuned algorithm and digit width. */
+typedef struct clsort_options {
+    /* Sort on bits [begin_bit, end_bit) of the key's order-preserving image
+     * (see "Key order" above); end_bit 0 means the key width. */
+    unsigned begin_bit, end_bit;
+    int descending;              /* non-zero: largest first (still stable) */
+    clsort_algorithm algorithm;  /* CLSORT_ALGORITHM_AUTO by default */
+    unsigned radix_bits;         /* digit width r, 1..8; 0: tuned */
+    uint32_t reserved[8];        /* must be zero */
+} clsort_options;
+
+/* ------------------------------------------------------ sorting host arrays */
+
+/* Sorts keys[0..n) of type key_type in place. Copies the keys to the
+ * device, sorts there and copies them back; blocks until done. */
+clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
+                               const clsort_options *options);
+
+/* Sorts keys[0..n) and carries values[0..n) (value_size bytes each) along.
+ * Fast value sizes: 1, 2, 4, 8 and 16 bytes, carried through every pass.
+ * Any other size from 1 to 65536 bytes is correct too: the keys are sorted
+ * with their indices and the records are moved once by the permutation.
+ * Blocks until done. */
+clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type key_type, void *keys,
+                                void *values, size_t value_size, size_t n,
+                                const clsort_options *options);
+
+/* Writes to indices[0..n) the stable sorting permutation of keys[0..n):
+ * keys[indices[0]] is the first key in sorted order. keys are not changed.
+ * index_type is CLSORT_U32 (n < 2^32) or CLSORT_U64. Blocks until done. */
+clsort_status clsort_argsort(clsort_context *ctx, clsort_type key_type, const void *keys,
+                             size_t n, clsort_type index_type, void *indices,
+                             const clsort_options *options);
+
+/* --------------------------------------------------- sorting device buffers
+ *
+ * These sort cl_mem buffers of the context's cl_context in place, without a
+ * round trip to the host: elements [offset, offset + n) (offsets count
+ * elements, not bytes). They enqueue on the context's queue after the
+ * events in wait_list and return without waiting; *event (if not NULL)
+ * receives an event that completes when the sort has, which the caller
+ * releases. Temporary device memory comes from the context's pool, which
+ * grows as needed and is reused by later calls (clsort_context_reserve
+ * allocates it ahead; clsort_temp_size tells how much a sort needs). On
+ * failure nothing was enqueued that changes the caller's buffers. */
+
+clsort_status clsort_sort_keys_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                      size_t offset, size_t n, const clsort_options *options,
+                                      cl_uint num_events_in_wait_list,
+                                      const cl_event *event_wait_list, cl_event *event);
+
+clsort_status clsort_sort_pairs_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                       size_t keys_offset, cl_mem values, size_t values_offset,
+                                       size_t value_size, size_t n, const clsort_options *options,
+                                       cl_uint num_events_in_wait_list,
+                                       const cl_event *event_wait_list, cl_event *event);
+
+/* indices[indices_offset + i] receives the position (relative to
+ * keys_offset) of the i-th key in sorted order; keys are not changed. */
+clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                    size_t keys_offset, size_t n, clsort_type index_type,
+                                    cl_mem indices, size_t indices_offset,
+                                    const clsort_options *options,
+                                    cl_uint num_events_in_wait_list,
+                                    const cl_event *event_wait_list, cl_event *event);
+
+/* Bytes of temporary device memory a sort of this shape needs (value_size
+ * 0 for keys only). */
+clsort_status clsort_temp_size(clsort_context *ctx, clsort_type key_type, size_t value_size,
+                               size_t n, const clsort_options *options, size_t *bytes);
+
+/* Allocates the pool ahead for sorts of this shape, so later sorts of up to
+ * n elements allocate nothing. Blocks. */
+clsort_status clsort_context_reserve(clsort_context *ctx, clsort_type key_type,
+                                     size_t value_size, size_t n, const clsort_options *options);
+
+/* Frees the pool (after pending work finishes) and returns its size. */
+clsort_status clsort_context_trim(clsort_context *ctx, size_t *freed_bytes);
+
+/* ------------------------------------------------------------------- tuning
+ *
+ * Kernel shapes come from a table keyed by device (vendor, name, type,
+ * compute units, local memory) with a default row; clsort tune measures
+ * candidates and stores the winner in the cache folder. A spec string
+ * overrides fields: comma-separated key=value pairs, e.g.
+ * "algorithm=classic,radix_bits=4,os_wg=64". clsort_tuning_keys() lists the
+ * keys with a line on each. */
+
+/* Applies spec on top of the context's current tuning. An unknown key or a
+ * value out of range fails with CLSORT_ERROR_INVALID_TUNING and changes
+ * nothing. spec NULL or "" restores the device's tuned values. */
+clsort_status clsort_context_set_tuning(clsort_context *ctx, const char *spec);
+
+/* Writes the context's current tuning as a spec string (NUL-terminated,
+ * truncated to size). Returns the length it needs, excluding the NUL. */
+size_t clsort_context_get_tuning(const clsort_context *ctx, char *buf, size_t size);
+
+/* Stores the current tuning in the cache folder as this device's tuned row,
+ * used by later contexts on the same device and driver. */
+clsort_status clsort_context_save_tuning(clsort_context *ctx);
+
+/* The tuning keys with their meaning, one per line. Static. */
+const char *clsort_tuning_keys(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLSORT_H */

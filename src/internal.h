@@ -1,0 +1,262 @@
+/* internal.h - what the library's host files share; not installed. */
+#ifndef CLSORT_INTERNAL_H
+#define CLSORT_INTERNAL_H
+
+#include "clsort.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------ device facts */
+
+typedef enum clsort_vendor {
+    CLSORT_VENDOR_OTHER = 0,
+    CLSORT_VENDOR_NVIDIA,
+    CLSORT_VENDOR_AMD,
+    CLSORT_VENDOR_INTEL,
+    CLSORT_VENDOR_POCL
+} clsort_vendor;
+
+typedef struct clsort_device_facts {
+    clsort_vendor vendor;
+    bool is_gpu, is_cpu;
+    unsigned compute_units;
+    size_t max_work_group_size;
+    uint64_t local_mem_bytes, global_mem_bytes, max_alloc_bytes;
+    unsigned mem_base_align_bytes;
+    char platform_name[128], platform_version[128];
+    char device_name[128], device_vendor[128], driver_version[128], device_version[128];
+} clsort_device_facts;
+
+/* ------------------------------------------------------------------ tuning */
+
+enum { CLSORT_RANK_SERIAL = 0, CLSORT_RANK_LOCAL = 1, CLSORT_RANK_MATCH = 2 };
+
+/* Every tuned number of the library (see tuning.c for the table and the
+ * meaning of each field). */
+typedef struct clsort_tuning {
+    unsigned algorithm;  /* CLSORT_ALGORITHM_ONESWEEP or _CLASSIC */
+    unsigned radix_bits; /* r */
+    unsigned os_wg, os_items, os_rank;
+    unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
+    unsigned hist_wg, hist_groups;       /* upfront histogram: groups per CU */
+    unsigned plan_wg;
+    unsigned skip_min; /* pass skipping from this n on (0: always) */
+} clsort_tuning;
+
+/* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING
+ * or the config's spec). */
+void clsort_tuning_for_device(const clsort_device_facts *facts, clsort_tuning *out);
+/* Applies a spec string to *t; on error leaves *t unchanged and writes a
+ * message to err. */
+clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize);
+size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size);
+/* Checks a tuning against the device (work-group limits, vendor needs). */
+clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f,
+                                  char *err, size_t errsize);
+
+/* ---------------------------------------------------------------- programs */
+
+typedef struct clsort_program clsort_program;
+
+/* The embedded kernel sources (generated at build time). */
+typedef struct clsort_embedded_file {
+    const char *name;
+    const char *data;
+    size_t size;
+    const char *sha256;
+} clsort_embedded_file;
+extern const clsort_embedded_file clsort_embedded_files[];
+extern const size_t clsort_embedded_file_count;
+
+/* Gets (building or loading from the caches) the program made of the named
+ * source files, in order, built with options. */
+clsort_status clsort_program_get(clsort_context *ctx, const char *const *files, size_t nfiles,
+                                 const char *options, clsort_program **out);
+/* A kernel of the program (created once, then reused). */
+clsort_status clsort_program_kernel(clsort_context *ctx, clsort_program *prog, const char *name,
+                                    cl_kernel *out);
+void clsort_programs_release(clsort_context *ctx);
+
+/* The disk cache (cache.c). load returns true and a binary it allocated
+ * (free it) when a valid entry exists; a damaged entry is removed. */
+bool clsort_cache_load(const char *dir, const char *key, unsigned char **bin, size_t *len);
+void clsort_cache_store(const char *dir, const char *key, const unsigned char *bin, size_t len);
+uint64_t clsort_hash64(const void *data, size_t len, uint64_t seed);
+/* Default folder ($CLSORT_CACHE_DIR, $XDG_CACHE_HOME/clsort,
+ * $HOME/.cache/clsort); NULL if disabled or unknown. Allocated. */
+char *clsort_cache_default_dir(void);
+/* Reads and writes small text files in the cache folder (tuning). */
+char *clsort_cache_read_text(const char *dir, const char *name);
+bool clsort_cache_write_text(const char *dir, const char *name, const char *text);
+
+/* -------------------------------------------------------------------- pool */
+
+typedef enum clsort_slot {
+    CLSORT_SLOT_KEYS_A,
+    CLSORT_SLOT_KEYS_B,
+    CLSORT_SLOT_VALS_A,
+    CLSORT_SLOT_VALS_B,
+    CLSORT_SLOT_SCRATCH,   /* uint words: counts, tile counters, look-back */
+    CLSORT_SLOT_BASES,     /* index words: digit offsets */
+    CLSORT_SLOT_STATE,     /* the plan */
+    CLSORT_SLOT_KEYS_COPY, /* argsort's copy of the keys */
+    CLSORT_SLOT_PERM,      /* permutation for records of other sizes */
+    CLSORT_SLOT_RECORDS,   /* gathered records */
+    CLSORT_SLOT_HOST_KEYS, /* device copies of host arrays */
+    CLSORT_SLOT_HOST_VALS,
+    CLSORT_SLOT_COUNT
+} clsort_slot;
+
+/* A device buffer of at least bytes in the slot (grows it if needed; an old,
+ * smaller buffer is released once pending work is done). */
+clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out);
+void clsort_pool_release(clsort_context *ctx);
+size_t clsort_pool_bytes(const clsort_context *ctx);
+
+/* ----------------------------------------------------------------- context */
+
+struct clsort_program {
+    char *key;
+    cl_program program;
+    size_t nkernels;
+    struct {
+        char *name;
+        cl_kernel kernel;
+    } kernels[16];
+    clsort_program *next;
+};
+
+struct clsort_context {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context cl;
+    cl_command_queue queue;
+    cl_command_queue aux_queue; /* ours: touches new pool buffers without
+                                   waiting for work on the caller's queue */
+    bool owns_cl; /* created the cl_context and queue */
+    clsort_device_facts facts;
+    char *cache_dir; /* NULL: disk cache off */
+    clsort_tuning tuned; /* the device's tuned row */
+    clsort_tuning tuning; /* in use (tuned + overrides) */
+    clsort_program *programs;
+    cl_mem pool[CLSORT_SLOT_COUNT];
+    size_t pool_size[CLSORT_SLOT_COUNT];
+    char *error;
+    size_t error_cap;
+};
+
+/* Records a failure: message "<what>: <details>" (printf-style) in the
+ * context (or the thread's creation message when ctx is NULL). Returns
+ * status, so `return clsort_fail(ctx, s, ...)` reads well. */
+clsort_status clsort_fail(clsort_context *ctx, clsort_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Appends text to the context's current message. */
+void clsort_fail_append(clsort_context *ctx, const char *text);
+void clsort_clear_error(clsort_context *ctx);
+
+/* Fails with the OpenCL code and what was being done when err != CL_SUCCESS. */
+#define CLSORT_CL(ctx, call, what)                                                      \
+    do {                                                                                \
+        cl_int clsort_err_ = (call);                                                    \
+        if (clsort_err_ != CL_SUCCESS)                                                  \
+            return clsort_fail((ctx), clsort_err_, "%s failed: %s", (what),              \
+                               clsort_status_string(clsort_err_));                      \
+    } while (0)
+
+#define CLSORT_TRY(call)                       \
+    do {                                       \
+        clsort_status clsort_st_ = (call);     \
+        if (clsort_st_ != CLSORT_SUCCESS)      \
+            return clsort_st_;                 \
+    } while (0)
+
+/* Name of the cache file holding this device's saved tuning. */
+void clsort_tuning_file_name(const clsort_context *ctx, char *name, size_t size);
+
+/* Queries the device facts. */
+clsort_status clsort_query_facts(cl_platform_id platform, cl_device_id device,
+                                 clsort_device_facts *f);
+
+/* Sets a kernel's arguments from a list; returns the first error. */
+typedef struct clsort_arg {
+    size_t size;
+    const void *ptr;
+} clsort_arg;
+#define CLSORT_ARG(x) ((clsort_arg){sizeof(x), &(x)})
+clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name,
+                              const clsort_arg *args, size_t nargs);
+
+/* The caller's wait list, consumed by the first command enqueued. The queue
+ * is in order, so later commands follow by themselves. */
+typedef struct clsort_seq {
+    cl_uint nwait;
+    const cl_event *wait;
+} clsort_seq;
+/* Takes the pending wait list (and clears it). */
+static inline cl_uint clsort_seq_take(clsort_seq *q, const cl_event **wait)
+{
+    cl_uint n = q->nwait;
+    *wait = n ? q->wait : NULL;
+    q->nwait = 0;
+    q->wait = NULL;
+    return n;
+}
+/* Enqueues a 1-D kernel (local 0: the runtime chooses). */
+clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, const char *name, size_t global,
+                            size_t local, clsort_seq *seq);
+clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                          clsort_seq *seq);
+clsort_status clsort_copy(clsort_context *ctx, cl_mem src, size_t src_off, cl_mem dst,
+                          size_t dst_off, size_t bytes, clsort_seq *seq);
+/* Ends a sequence: an event for the caller when event is not NULL (a marker
+ * that also carries a wait list nothing consumed). */
+clsort_status clsort_seq_finish(clsort_context *ctx, clsort_seq *seq, cl_event *event);
+
+/* ------------------------------------------------------------------- radix */
+
+/* Key types as the kernels see them. */
+typedef struct clsort_key_kind {
+    unsigned bytes; /* 1, 2, 4, 8 */
+    unsigned kind;  /* 0 unsigned, 1 signed, 2 float */
+} clsort_key_kind;
+bool clsort_key_kind_of(clsort_type type, clsort_key_kind *out);
+
+/* One radix sort of device buffers, in place over [off, off + n). vals NULL
+ * for keys only; val_bytes 1, 2, 4, 8 or 16. gen_index: vals receive the
+ * sorting permutation (val_bytes 4 or 8) instead of being carried. */
+typedef struct clsort_radix_job {
+    clsort_key_kind key;
+    cl_mem keys;
+    size_t keys_off;
+    cl_mem vals;
+    size_t vals_off;
+    unsigned val_bytes;
+    bool gen_index;
+    size_t n;
+    unsigned begin_bit, end_bit;
+    bool descending;
+    unsigned algorithm;  /* resolved: ONESWEEP or CLASSIC */
+    unsigned radix_bits; /* resolved */
+} clsort_radix_job;
+
+clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job,
+                                clsort_seq *seq);
+/* Bytes of pool memory the job needs. */
+clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
+                                      size_t *bytes);
+/* Allocates every pool slot the job needs (and the records' slots). */
+clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
+                                   size_t records_bytes, size_t perm_bytes);
+/* Moves records of rec_bytes by the permutation a gen_index job left in
+ * perm: dst[i] = src[perm[i]]. */
+clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *job, cl_mem src,
+                                  size_t src_off_bytes, cl_mem dst, cl_mem perm, size_t rec_bytes,
+                                  clsort_seq *seq);
+
+#endif /* CLSORT_INTERNAL_H */

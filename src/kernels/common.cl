@@ -1,0 +1,239 @@
+/* common.cl - types and helpers shared by every clsort kernel.
+ *
+ * Computes nothing by itself: it defines the key, value and index types of
+ * one program variant and the order-preserving map from a key to its
+ * unsigned "radix image", whose bits the radix passes read.
+ *
+ * Defines it needs (set by the host, src/program.c):
+ *   CLSORT_KEY_BYTES   1, 2, 4 or 8
+ *   CLSORT_KEY_KIND    0 unsigned, 1 signed two's complement, 2 IEEE float
+ *   CLSORT_VAL_BYTES   0 (keys only), 1, 2, 4, 8 or 16
+ *   CLSORT_INDEX64     0: element indices fit 32 bits, 1: they need 64
+ *   CLSORT_NVIDIA      1 on NVIDIA's OpenCL (inline PTX allowed), else 0
+ *
+ * Float order (documented in clsort.h): -inf < ... < -0.0 == +0.0 < ... < +inf
+ * < every NaN. -0.0 is mapped to +0.0 and every NaN to the all-ones image,
+ * so a stable sort keeps equal keys, and NaNs, in input order. Keys are
+ * always moved as their original bit patterns; the image is only read.
+ */
+#ifndef CLSORT_COMMON_CL
+#define CLSORT_COMMON_CL
+
+#if !defined(CLSORT_KEY_BYTES) || !defined(CLSORT_KEY_KIND) || \
+    !defined(CLSORT_VAL_BYTES) || !defined(CLSORT_INDEX64) || !defined(CLSORT_NVIDIA)
+#error "common.cl needs CLSORT_KEY_BYTES, CLSORT_KEY_KIND, CLSORT_VAL_BYTES, CLSORT_INDEX64 and CLSORT_NVIDIA"
+#endif
+
+#if CLSORT_KEY_BYTES == 1
+typedef uchar key_t_;
+#elif CLSORT_KEY_BYTES == 2
+typedef ushort key_t_;
+#elif CLSORT_KEY_BYTES == 4
+typedef uint key_t_;
+#elif CLSORT_KEY_BYTES == 8
+typedef ulong key_t_;
+#else
+#error "CLSORT_KEY_BYTES must be 1, 2, 4 or 8"
+#endif
+#define KEY_T key_t_
+#define KEY_BITS (CLSORT_KEY_BYTES * 8)
+
+#if CLSORT_VAL_BYTES == 0
+#define HAVE_VALUES 0
+typedef uint val_t_; /* unused */
+#elif CLSORT_VAL_BYTES == 1
+#define HAVE_VALUES 1
+typedef uchar val_t_;
+#elif CLSORT_VAL_BYTES == 2
+#define HAVE_VALUES 1
+typedef ushort val_t_;
+#elif CLSORT_VAL_BYTES == 4
+#define HAVE_VALUES 1
+typedef uint val_t_;
+#elif CLSORT_VAL_BYTES == 8
+#define HAVE_VALUES 1
+typedef ulong val_t_;
+#elif CLSORT_VAL_BYTES == 16
+#define HAVE_VALUES 1
+typedef uint4 val_t_;
+#else
+#error "CLSORT_VAL_BYTES must be 0, 1, 2, 4, 8 or 16"
+#endif
+#define VAL_T val_t_
+
+#if CLSORT_INDEX64
+typedef ulong idx_t;
+#else
+typedef uint idx_t;
+#endif
+
+/* The order-preserving unsigned image of a key. */
+#if CLSORT_KEY_KIND == 0
+#define RADIX_IMAGE(k) (k)
+#elif CLSORT_KEY_KIND == 1
+#define KEY_SIGN ((KEY_T)((KEY_T)1 << (KEY_BITS - 1)))
+#define RADIX_IMAGE(k) ((KEY_T)((k) ^ KEY_SIGN))
+#elif CLSORT_KEY_KIND == 2
+#if CLSORT_KEY_BYTES == 4
+#define KEY_SIGN 0x80000000u
+#define KEY_INF 0x7f800000u
+#elif CLSORT_KEY_BYTES == 8
+#define KEY_SIGN 0x8000000000000000ul
+#define KEY_INF 0x7ff0000000000000ul
+#else
+#error "float keys must be 4 or 8 bytes"
+#endif
+inline KEY_T clsort_float_image(KEY_T k)
+{
+    if ((k & ~KEY_SIGN) > KEY_INF)   /* any NaN, whatever its sign and payload */
+        return (KEY_T)~(KEY_T)0;
+    if (k == KEY_SIGN)                /* -0.0 sorts as +0.0 */
+        k = 0;
+    return (k & KEY_SIGN) ? (KEY_T)~k : (KEY_T)(k | KEY_SIGN);
+}
+#define RADIX_IMAGE(k) clsort_float_image(k)
+#else
+#error "CLSORT_KEY_KIND must be 0, 1 or 2"
+#endif
+
+/* The digit of one pass: bits [shift, shift + width) of the image, inverted
+ * within the digit for descending order (flip == 2^width - 1, else 0). */
+#define DIGIT_OF(k, shift, mask, flip) \
+    ((uint)((RADIX_IMAGE(k) >> (shift)) & (KEY_T)(mask)) ^ (flip))
+
+/* Look-back words: 2 status bits over a 30-bit count. */
+#define LB_EMPTY 0u
+#define LB_AGGREGATE 0x40000000u
+#define LB_PREFIX 0x80000000u
+#define LB_FLAGS 0xc0000000u
+#define LB_VALUE 0x3fffffffu
+
+/* Work-group exclusive scan of one uint per work-item (Blelloch's up-sweep
+ * and down-sweep, seed 004, with one word of padding every 16 words against
+ * local-memory bank conflicts). Any work-group size: the tree has the next
+ * power of two of leaves, the extra ones zero. s must hold
+ * SCAN_LOCAL_WORDS(get_local_size(0)) words. Returns the item's exclusive
+ * prefix and stores the group total in *total. Every work-item must call it
+ * (it has barriers). */
+#define SCAN_PAD(i) ((i) + ((i) >> 4))
+#define SCAN_LOCAL_WORDS(wg) (SCAN_PAD(2 * (wg)) + 1)
+
+inline uint clsort_pow2_ceil(uint x) { return x <= 1 ? 1u : 1u << (32 - clz(x - 1)); }
+
+#define CLSORT_DEFINE_GROUP_SCAN(NAME, T)                                          \
+inline T NAME(T x, local T *s, T *total)                                           \
+{                                                                                  \
+    const uint lid = get_local_id(0);                                              \
+    const uint wg = get_local_size(0);                                             \
+    const uint leaves = clsort_pow2_ceil(wg);                                      \
+    s[SCAN_PAD(lid)] = x;                                                          \
+    if (lid < leaves - wg)                                                         \
+        s[SCAN_PAD(wg + lid)] = 0;                                                 \
+    uint offset = 1;                                                               \
+    for (uint d = leaves >> 1; d > 0; d >>= 1) {                                   \
+        barrier(CLK_LOCAL_MEM_FENCE);                                              \
+        if (lid < d)                                                               \
+            s[SCAN_PAD(offset * (2 * lid + 2) - 1)] +=                             \
+                s[SCAN_PAD(offset * (2 * lid + 1) - 1)];                           \
+        offset <<= 1;                                                              \
+    }                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    if (lid == 0) {                                                                \
+        s[SCAN_PAD(leaves)] = s[SCAN_PAD(leaves - 1)];                             \
+        s[SCAN_PAD(leaves - 1)] = 0;                                               \
+    }                                                                              \
+    for (uint d = 1; d < leaves; d <<= 1) {                                        \
+        offset >>= 1;                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                              \
+        if (lid < d) {                                                             \
+            uint ai = SCAN_PAD(offset * (2 * lid + 1) - 1);                        \
+            uint bi = SCAN_PAD(offset * (2 * lid + 2) - 1);                        \
+            T t = s[ai];                                                           \
+            s[ai] = s[bi];                                                         \
+            s[bi] += t;                                                            \
+        }                                                                          \
+    }                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    T r = s[SCAN_PAD(lid)];                                                        \
+    *total = s[SCAN_PAD(leaves)];                                                  \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    return r;                                                                      \
+}
+
+CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_u32, uint)
+CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_idx, idx_t)
+
+/* for (i = get_local_id(0); i < n; i += get_local_size(0)), written so that
+ * every work-item runs the outer loop the same number of times: PoCL 3.1
+ * miscompiles loops whose trip count differs between the work-items of a
+ * group (stores are lost, or spin loops never end) when n < the group size. */
+#define FOR_EACH_LOCAL(i, n)                                                     \
+    for (uint i##_b = 0; i##_b < (n); i##_b += get_local_size(0))               \
+        if (i##_b + get_local_id(0) < (n))                                       \
+            for (uint i = i##_b + get_local_id(0), i##_once = 1; i##_once; i##_once = 0)
+
+/* In-place exclusive scan of a[0..m) in local memory by the whole
+ * work-group: each work-item sums a contiguous run, the runs' sums are
+ * scanned with clsort_group_scan_u32 (scratch s), and the runs are
+ * rewritten. Returns the total to every work-item. */
+inline uint clsort_local_exclusive_scan(local uint *a, uint m, local uint *s)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint per = (m + wg - 1) / wg;
+    const uint lo = lid * per;
+    uint sum = 0;
+    for (uint k = 0; k < per; k++)
+        if (lo + k < m)
+            sum += a[lo + k];
+    uint total;
+    uint run = clsort_group_scan_u32(sum, s, &total);
+    for (uint k = 0; k < per; k++)
+        if (lo + k < m) {
+            uint c = a[lo + k];
+            a[lo + k] = run;
+            run += c;
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+#if CLSORT_NVIDIA
+/* Warp primitives through inline PTX (NVIDIA's OpenCL has no subgroups).
+ * Work-groups are 1-D, so a warp is 32 consecutive local ids. */
+inline uint clsort_lanemask_le(void)
+{
+    uint m;
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(m));
+    return m;
+}
+/* Lanes whose v equals this lane's (sm_70's match.any). */
+inline uint clsort_match_any(uint v)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    return m;
+}
+/* The same from one vote.ballot per bit of a `bits`-bit label (what CUB
+ * does for 8-bit digits: faster than match.any for few bits). */
+inline uint clsort_match_ballot(uint v, uint bits)
+{
+    uint m = 0xffffffffu;
+    for (uint b = 0; b < bits; b++) {
+        uint bal;
+        asm volatile("{ .reg .pred p; and.b32 %0, %1, %2; setp.ne.u32 p, %0, 0;"
+                     " vote.ballot.sync.b32 %0, p, 0xffffffff; @!p not.b32 %0, %0; }"
+                     : "=r"(bal) : "r"(v), "r"(1u << b));
+        m &= bal;
+    }
+    return m;
+}
+inline uint clsort_shfl(uint v, uint lane)
+{
+    uint r;
+    asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(lane));
+    return r;
+}
+#endif
+
+#endif /* CLSORT_COMMON_CL */

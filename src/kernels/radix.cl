@@ -1,0 +1,306 @@
+/* radix.cl - the LSD radix sort of clsort: pieces shared by both strategies.
+ *
+ * A sort over the image bits [begin, end) runs P = ceil((end-begin)/r) passes
+ * of r-bit digits. Every strategy starts with the same two kernels:
+ *   clsort_radix_upfront  one read of the keys counts the digits of all
+ *                         passes at once (per portion of the input);
+ *   clsort_radix_plan     one work-group turns the counts into each pass's
+ *                         global digit offsets, finds passes whose digit is
+ *                         the same for every key (they are skipped: the
+ *                         particle-cell case), and decides on the device
+ *                         which buffer each remaining pass reads and writes,
+ *                         so that the result always ends in the caller's
+ *                         buffer: U -> A -> B -> A ... -> U (three buffers),
+ *                         or U -> A plus a copy back when only one pass is
+ *                         left;
+ * and ends with
+ *   clsort_radix_finish   the copy back (one active pass) and, for argsort
+ *                         with every pass skipped, the identity permutation.
+ * The passes themselves are radix_onesweep.cl or radix_classic.cl.
+ *
+ * Defines it needs, besides common.cl's:
+ *   CLSORT_RADIX_BITS  r, 1..8
+ *   CLSORT_HIST_WG     work-group size of clsort_radix_upfront (power of 2)
+ *   CLSORT_PLAN_WG     work-group size of clsort_radix_plan (power of 2)
+ */
+#ifndef CLSORT_RADIX_BITS
+#error "radix.cl needs CLSORT_RADIX_BITS"
+#endif
+#ifndef CLSORT_HIST_WG
+#error "radix.cl needs CLSORT_HIST_WG"
+#endif
+#ifndef CLSORT_PLAN_WG
+#error "radix.cl needs CLSORT_PLAN_WG"
+#endif
+
+#define RADIX (1u << CLSORT_RADIX_BITS)
+#define MAX_PASSES ((KEY_BITS + CLSORT_RADIX_BITS - 1) / CLSORT_RADIX_BITS)
+
+/* Layout of the plan's state words (must match src/radix.c). */
+#define ST_ACTIVE_PASSES 0
+#define ST_COPY_BACK 1
+#define ST_IOTA 2
+#define ST_PASS(p) (4 + 4 * (p))
+#define ST_PASS_ACTIVE 0
+#define ST_PASS_SRC 1
+#define ST_PASS_DST 2
+#define ST_PASS_FIRST 3
+
+/* A value as a pass reads it: argsort's first active pass generates the
+ * indices instead of reading them. */
+#if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
+#define GEN_VALUE(gen, i, load) ((gen) ? (VAL_T)(i) : (load))
+#else
+#define GEN_VALUE(gen, i, load) (load)
+#endif
+
+/* The buffer a pass reads or writes: 0 the caller's, 1 temp A, 2 temp B. */
+#define SELECT_BUF(i, u, a, b) ((i) == 0 ? (u) : ((i) == 1 ? (a) : (b)))
+
+inline uint clsort_pass_shift(uint begin_bit, uint p) { return begin_bit + p * CLSORT_RADIX_BITS; }
+inline uint clsort_pass_mask(uint begin_bit, uint end_bit, uint p)
+{
+    uint shift = clsort_pass_shift(begin_bit, p);
+    uint width = min((uint)CLSORT_RADIX_BITS, end_bit - shift);
+    return (1u << width) - 1u;
+}
+
+/* Counts of every pass's digits over keys[0..n), added to counts[P][RADIX].
+ * Each work-group takes a contiguous chunk. */
+kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
+void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
+                          uint passes, uint begin_bit, uint end_bit, uint descending,
+                          global uint *counts, ulong counts_off)
+{
+    keys += keys_off;
+    counts += counts_off;
+    const idx_t lo = (idx_t)get_group_id(0) * chunk;
+    const idx_t hi = min(lo + chunk, n);
+#if CLSORT_HIST_WG == 1
+    uint h[MAX_PASSES * RADIX];
+    for (uint e = 0; e < passes * RADIX; e++)
+        h[e] = 0;
+    uint shift[MAX_PASSES], mask[MAX_PASSES];
+    for (uint p = 0; p < passes; p++) {
+        shift[p] = clsort_pass_shift(begin_bit, p);
+        mask[p] = clsort_pass_mask(begin_bit, end_bit, p);
+    }
+    for (idx_t i = lo; i < hi; i++) {
+        KEY_T k = keys[i];
+        for (uint p = 0; p < passes; p++)
+            h[p * RADIX + DIGIT_OF(k, shift[p], mask[p], descending ? mask[p] : 0)]++;
+    }
+    for (uint e = 0; e < passes * RADIX; e++)
+        if (h[e])
+            atomic_add(&counts[e], h[e]);
+#else
+    local uint h[MAX_PASSES * RADIX];
+    const uint lid = get_local_id(0);
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        h[e] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (idx_t i = lo + lid; i < hi; i += CLSORT_HIST_WG) {
+        KEY_T k = keys[i];
+        for (uint p = 0; p < passes; p++) {
+            uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+            atomic_inc(&h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
+                                              descending ? mask : 0)]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        if (h[e])
+            atomic_add(&counts[e], h[e]);
+#endif
+}
+
+/* One work-group. counts[Q][P][RADIX] (one row per portion) become
+ * bases[Q][P][RADIX]: where portion q's keys of digit d land in pass p.
+ * state gets the pass plan (see the ST_ layout). allow_skip 0 keeps every
+ * pass (small inputs, where one more launch costs more than it saves);
+ * gen_index 1 marks argsort, whose values are generated by the first
+ * active pass. */
+kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
+void clsort_radix_plan(global const uint *counts, uint portions, uint passes, idx_t n,
+                       uint allow_skip, uint gen_index, global uint *state, global idx_t *bases)
+{
+    local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
+    local uint constant_digit[MAX_PASSES];
+    const uint lid = get_local_id(0);
+    const uint per = (RADIX + CLSORT_PLAN_WG - 1) / CLSORT_PLAN_WG;
+    if (lid < MAX_PASSES)
+        constant_digit[lid] = 0;
+    for (uint p = 0; p < passes; p++) {
+        /* Each work-item owns digits [lid*per, lid*per+per). */
+        idx_t own = 0;
+        for (uint j = 0; j < per; j++) {
+            uint d = lid * per + j;
+            if (d < RADIX) {
+                idx_t t = 0;
+                for (uint q = 0; q < portions; q++)
+                    t += counts[(q * passes + p) * RADIX + d];
+                if (t == n)
+                    constant_digit[p] = 1;
+                own += t;
+            }
+        }
+        idx_t total;
+        idx_t run = clsort_group_scan_idx(own, s, &total);
+        for (uint j = 0; j < per; j++) {
+            uint d = lid * per + j;
+            if (d < RADIX) {
+                idx_t b = run;
+                for (uint q = 0; q < portions; q++) {
+                    uint c = counts[(q * passes + p) * RADIX + d];
+                    bases[(q * passes + p) * RADIX + d] = b;
+                    b += c;
+                }
+                run = b;
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        uint active = 0;
+        for (uint p = 0; p < passes; p++)
+            if (!(allow_skip && constant_digit[p]))
+                active++;
+        uint cur = 0, seen = 0;
+        for (uint p = 0; p < passes; p++) {
+            uint on = !(allow_skip && constant_digit[p]);
+            uint dst = cur;
+            if (on) {
+                seen++;
+                if (seen == active && active > 1)
+                    dst = 0;                 /* the last pass lands in U */
+                else
+                    dst = (cur == 1) ? 2 : 1; /* U->A, A->B, B->A */
+            }
+            state[ST_PASS(p) + ST_PASS_ACTIVE] = on;
+            state[ST_PASS(p) + ST_PASS_SRC] = cur;
+            state[ST_PASS(p) + ST_PASS_DST] = dst;
+            state[ST_PASS(p) + ST_PASS_FIRST] = on && seen == 1 && gen_index;
+            cur = dst;
+        }
+        state[ST_ACTIVE_PASSES] = active;
+        state[ST_COPY_BACK] = (active == 1);
+        state[ST_IOTA] = (active == 0) && gen_index;
+    }
+}
+
+/* Stable ranking of a tile in local memory: ceil(r/4) rounds of a counting
+ * sort on 4-bit sub-digits of (digit, tile index). Each work-item counts its
+ * `items` consecutive positions in its own column of cnt[16][WG], the
+ * counters are scanned in (sub-digit, work-item) order, and every position
+ * moves to its new place. ldig holds each tile index's digit (RADIX-1 past
+ * the end of a partial tile, so those positions stay last). perm holds two
+ * orders of `tile` entries each (the rounds alternate between them; one
+ * array indexed by offset, because PoCL 3.1 miscompiles a select between
+ * two local arrays). Returns the offset (0 or tile) of the final order:
+ * perm[offset + i] is the tile index of the i-th key in digit order. The
+ * tile holds get_local_size(0) * items positions, at most 65536. */
+#define RANK_CNT_WORDS(wg) (SCAN_PAD(16 * (wg)) + 1)
+inline uint clsort_rank_local(local const uchar *ldig, uint items, local ushort *perm,
+                              local ushort *cnt, local uint *scan_s)
+{
+    const uint lid = get_local_id(0);
+    const uint wg = get_local_size(0);
+    const uint tile = wg * items;
+    uint cur = 0;
+    for (uint sub = 0; sub < CLSORT_RADIX_BITS; sub += 4) {
+        const uint nxt = tile - cur;
+        const uint smask = (1u << min(4u, CLSORT_RADIX_BITS - sub)) - 1u;
+        for (uint j = 0; j < 16; j++)
+            cnt[SCAN_PAD(j * wg + lid)] = 0;
+        for (uint k = 0; k < items; k++) {
+            uint pos = lid * items + k;
+            uint s = sub == 0 ? pos : perm[cur + pos];
+            cnt[SCAN_PAD(((ldig[s] >> sub) & smask) * wg + lid)]++;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint sum = 0;
+        for (uint j = 0; j < 16; j++)
+            sum += cnt[SCAN_PAD(lid * 16 + j)];
+        uint total;
+        uint run = clsort_group_scan_u32(sum, scan_s, &total);
+        for (uint j = 0; j < 16; j++) {
+            uint f = SCAN_PAD(lid * 16 + j);
+            uint c = cnt[f];
+            cnt[f] = (ushort)run;
+            run += c;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint k = 0; k < items; k++) {
+            uint pos = lid * items + k;
+            uint s = sub == 0 ? pos : perm[cur + pos];
+            uint f = SCAN_PAD(((ldig[s] >> sub) & smask) * wg + lid);
+            uint np = cnt[f];
+            cnt[f] = (ushort)(np + 1);
+            perm[nxt + np] = (ushort)s;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        cur = nxt;
+    }
+    return cur;
+}
+
+/* Copy temp A back to the caller's buffer when a single pass ran, and write
+ * the identity permutation for argsort when none did. */
+kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY_T *ka,
+                                global VAL_T *vu, ulong vu_off, global const VAL_T *va,
+                                idx_t n, global const uint *state)
+{
+    const uint copy_back = state[ST_COPY_BACK];
+    const uint iota = state[ST_IOTA];
+    if (!copy_back && !iota)
+        return;
+    ku += ku_off;
+    vu += vu_off;
+    for (idx_t i = get_global_id(0); i < n; i += get_global_size(0)) {
+        if (copy_back)
+            ku[i] = ka[i];
+#if HAVE_VALUES
+        if (copy_back)
+            vu[i] = va[i];
+#if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
+        else
+            vu[i] = (VAL_T)i;
+#endif
+#endif
+    }
+}
+
+/* Writes indices 0..n-1 (used by argsort when it cannot generate them in a
+ * pass, and by the gather of records of other sizes). */
+#if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
+kernel void clsort_iota(global VAL_T *v, ulong v_off, idx_t n)
+{
+    v += v_off;
+    for (idx_t i = get_global_id(0); i < n; i += get_global_size(0))
+        v[i] = (VAL_T)i;
+}
+#endif
+
+#if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
+/* Records of rec bytes moved by a permutation (argsort's output):
+ * dst[i] = src[perm[i]]. Used for value sizes the passes do not carry. */
+kernel void clsort_gather_records(global const uchar *src, ulong src_off, global uchar *dst,
+                                  global const VAL_T *perm, idx_t n, uint rec)
+{
+    src += src_off;
+    const bool words = (rec % 4 == 0) && (src_off % 4 == 0);
+    for (idx_t i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const global uchar *s = src + (ulong)perm[i] * rec;
+        global uchar *d = dst + (ulong)i * rec;
+        if (words) {
+            const global uint *sw = (const global uint *)s;
+            global uint *dw = (global uint *)d;
+            for (uint b = 0; b < rec / 4; b++)
+                dw[b] = sw[b];
+        } else {
+            for (uint b = 0; b < rec; b++)
+                d[b] = s[b];
+        }
+    }
+}
+#endif

@@ -1,0 +1,304 @@
+/* radix_onesweep.cl - one kernel per radix pass (Onesweep, Adinets and
+ * Merrill 2022; Polok's fused scan and scatter).
+ *
+ * Each work-group takes the next tile of the input from an atomic counter
+ * (so tiles start in order), counts the tile's digits and publishes them at
+ * once, ranks the tile's keys stably, learns where its keys of each digit go
+ * by decoupled look-back over the tiles before it, and writes the tile out
+ * in digit order so that the writes of each digit are contiguous. The pass's
+ * global digit offsets come from clsort_radix_plan (radix.cl), which also
+ * says whether this pass runs at all and which buffers it reads and writes.
+ *
+ * A tile only waits for tiles that took a smaller number from the counter,
+ * and those have started: on devices that keep started work-groups running
+ * (GPUs, and PoCL, which runs a work-group to its end on one thread) the
+ * look-back cannot deadlock. The host uses radix_classic.cl where that is
+ * not known.
+ *
+ * Look-back counts are 30 bits, so the host splits inputs into portions of
+ * fewer than 2^30 keys, one launch per portion and pass.
+ *
+ * Defines it needs, besides common.cl's and radix.cl's:
+ *   CLSORT_OS_WG     work-group size (a multiple of 32 for CLSORT_OS_RANK
+ *                    2 and 3, 1 for 0)
+ *   CLSORT_OS_ITEMS  keys per work-item (with CLSORT_OS_WG 1: the tile size)
+ *   CLSORT_OS_RANK   how a tile is ranked: 0 serial (one work-item per
+ *                    work-group, CPUs), 1 local-memory counting sort of 4-bit
+ *                    sub-digits (portable), 2 warp match.any and 3 one warp
+ *                    ballot per digit bit, both through inline PTX (NVIDIA)
+ */
+#if !defined(CLSORT_OS_WG) || !defined(CLSORT_OS_ITEMS) || !defined(CLSORT_OS_RANK)
+#error "radix_onesweep.cl needs CLSORT_OS_WG, CLSORT_OS_ITEMS and CLSORT_OS_RANK"
+#endif
+#if CLSORT_OS_RANK == 0 && CLSORT_OS_WG != 1
+#error "serial ranking (CLSORT_OS_RANK 0) needs CLSORT_OS_WG 1"
+#endif
+#if CLSORT_OS_RANK >= 2 && (!CLSORT_NVIDIA || CLSORT_OS_WG % 32 != 0)
+#error "warp ranking (CLSORT_OS_RANK 2, 3) needs NVIDIA and a work-group size that is a multiple of 32"
+#endif
+
+#define OS_TILE (CLSORT_OS_WG * CLSORT_OS_ITEMS)
+
+/* Look-back words are read and written with single 32-bit accesses (flag
+ * and count in one word, so no other ordering is needed). NVIDIA's compiler
+ * keeps volatile accesses in the spin loop, as CUB relies on; elsewhere
+ * atomics make sure of it (PoCL 3.1 was seen to hoist a volatile load out
+ * of the loop and spin forever). */
+#if CLSORT_NVIDIA
+#define LB_LOAD(p) (*(volatile global uint *)(p))
+#define LB_STORE(p, v) (*(volatile global uint *)(p) = (v))
+#else
+#define LB_LOAD(p) atomic_or((volatile global uint *)(p), 0u)
+#define LB_STORE(p, v) atomic_xchg((volatile global uint *)(p), (v))
+#endif
+
+/* Decoupled look-back for digit d of this tile: adds the counts of the tiles
+ * before it until one that carries its inclusive prefix, then publishes this
+ * tile's inclusive prefix. The tile's own aggregate was published before. */
+inline uint clsort_lookback(global uint *lb, uint tile, uint d, uint agg)
+{
+    uint excl = 0;
+    if (tile > 0) {
+        uint j = tile - 1;
+        for (;;) {
+            uint w = LB_LOAD(&lb[j * RADIX + d]);
+            uint f = w & LB_FLAGS;
+            if (f == LB_EMPTY)
+                continue;
+            excl += w & LB_VALUE;
+            if (f == LB_PREFIX)
+                break;
+            j--;
+        }
+        LB_STORE(&lb[tile * RADIX + d], (excl + agg) | LB_PREFIX);
+    }
+    return excl;
+}
+
+inline void clsort_publish_aggregate(global uint *lb, uint tile, uint d, uint agg)
+{
+    LB_STORE(&lb[tile * RADIX + d], agg | (tile == 0 ? LB_PREFIX : LB_AGGREGATE));
+}
+
+kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
+void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
+                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
+                           idx_t portion_start, uint portion_len,
+                           uint pass, uint begin_bit, uint end_bit, uint descending,
+                           global const uint *state, global const idx_t *bases, ulong bases_off,
+                           global uint *lookback, ulong lb_off, global uint *tile_counter,
+                           uint counter_idx)
+{
+    const global uint *st = state + ST_PASS(pass);
+    if (!st[ST_PASS_ACTIVE])
+        return;
+    ku += ku_off;
+    vu += vu_off;
+    const global KEY_T *src = SELECT_BUF(st[ST_PASS_SRC], ku, ka, kb);
+    global KEY_T *dst = SELECT_BUF(st[ST_PASS_DST], ku, ka, kb);
+#if HAVE_VALUES
+    const global VAL_T *vsrc = SELECT_BUF(st[ST_PASS_SRC], vu, va, vb);
+    global VAL_T *vdst = SELECT_BUF(st[ST_PASS_DST], vu, va, vb);
+    const uint gen = st[ST_PASS_FIRST];
+    vsrc += portion_start;
+#endif
+    src += portion_start;
+    bases += bases_off;
+    global uint *lb = lookback + lb_off;
+    const uint shift = clsort_pass_shift(begin_bit, pass);
+    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+    const uint flip = descending ? mask : 0u;
+
+#if CLSORT_OS_RANK == 0
+    /* ---- one work-item: count, look back, scatter (the tile stays in cache) */
+    const uint tile = atomic_inc(&tile_counter[counter_idx]);
+    const uint t0 = tile * OS_TILE;
+    const uint cnt = min((uint)OS_TILE, portion_len - t0);
+    uint h[RADIX];
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    for (uint i = 0; i < cnt; i++)
+        h[DIGIT_OF(src[t0 + i], shift, mask, flip)]++;
+    for (uint d = 0; d < RADIX; d++)
+        clsort_publish_aggregate(lb, tile, d, h[d]);
+    idx_t pos[RADIX];
+    for (uint d = 0; d < RADIX; d++)
+        pos[d] = bases[d] + clsort_lookback(lb, tile, d, h[d]);
+    for (uint i = 0; i < cnt; i++) {
+        KEY_T k = src[t0 + i];
+        idx_t p = pos[DIGIT_OF(k, shift, mask, flip)]++;
+        dst[p] = k;
+#if HAVE_VALUES
+        vdst[p] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
+#endif
+    }
+
+#elif CLSORT_OS_RANK == 1
+    /* ---- portable: tile in local memory, counting-sort ranking */
+    local KEY_T lkeys[OS_TILE];
+    local uchar ldig[OS_TILE];
+    local ushort perm[2 * OS_TILE];
+    local ushort cnt_l[RANK_CNT_WORDS(CLSORT_OS_WG)];
+    local uint lh[RADIX], lcount[RADIX];
+    local idx_t ltg[RADIX];
+    local uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
+    local uint tile_l;
+    const uint lid = get_local_id(0);
+    if (lid == 0)
+        tile_l = atomic_inc(&tile_counter[counter_idx]);
+    FOR_EACH_LOCAL(d, RADIX)
+        lh[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tile = tile_l;
+    const uint t0 = tile * OS_TILE;
+    const uint cnt = min((uint)OS_TILE, portion_len - t0);
+    for (uint k = 0; k < CLSORT_OS_ITEMS; k++) {
+        uint i = k * CLSORT_OS_WG + lid;
+        if (i < cnt) {
+            KEY_T key = src[t0 + i];
+            uint d = DIGIT_OF(key, shift, mask, flip);
+            lkeys[i] = key;
+            ldig[i] = (uchar)d;
+            atomic_inc(&lh[d]);
+        } else {
+            ldig[i] = (uchar)(RADIX - 1);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(d, RADIX) {
+        lcount[d] = lh[d];
+        clsort_publish_aggregate(lb, tile, d, lh[d]);
+    }
+    const uint order = clsort_rank_local(ldig, CLSORT_OS_ITEMS, perm, cnt_l, scan_s);
+    clsort_local_exclusive_scan(lh, RADIX, scan_s); /* lh: tile digit starts */
+    FOR_EACH_LOCAL(d, RADIX)
+        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lh[d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(i, cnt) {
+        uint s = perm[order + i];
+        idx_t p = ltg[ldig[s]] + i;
+        dst[p] = lkeys[s];
+#if HAVE_VALUES
+        vdst[p] = GEN_VALUE(gen, portion_start + t0 + s, vsrc[t0 + s]);
+#endif
+    }
+
+#else
+    /* ---- NVIDIA: warp-striped tile, per-warp counts, match.any ranking */
+#define WARPS (CLSORT_OS_WG / 32)
+#define STAGE_BYTES (CLSORT_KEY_BYTES > CLSORT_VAL_BYTES ? CLSORT_KEY_BYTES : CLSORT_VAL_BYTES)
+    local uint lwh[WARPS * RADIX];
+    local uint lstart[RADIX], lcount[RADIX];
+    local idx_t ltg[RADIX];
+    local uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
+    local ulong stage[(OS_TILE * STAGE_BYTES + 7) / 8];
+    local uint tile_l;
+    const uint lid = get_local_id(0);
+    const uint lane = lid & 31u, warp = lid >> 5;
+    local uint *wh = lwh + warp * RADIX;
+    if (lid == 0)
+        tile_l = atomic_inc(&tile_counter[counter_idx]);
+    FOR_EACH_LOCAL(e, WARPS * RADIX)
+        lwh[e] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tile = tile_l;
+    const uint t0 = tile * OS_TILE;
+    const uint cnt = min((uint)OS_TILE, portion_len - t0);
+    const uint wbase = warp * (32 * CLSORT_OS_ITEMS) + lane;
+
+    KEY_T keys[CLSORT_OS_ITEMS];
+    uint dig[CLSORT_OS_ITEMS];
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+        uint i = wbase + j * 32;
+        keys[j] = i < cnt ? src[t0 + i] : (KEY_T)0;
+    }
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+        uint i = wbase + j * 32;
+        dig[j] = i < cnt ? DIGIT_OF(keys[j], shift, mask, flip) : RADIX - 1;
+        if (i < cnt)
+            atomic_inc(&wh[dig[j]]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(d, RADIX) {
+        uint tot = 0;
+        for (uint w = 0; w < WARPS; w++) {
+            uint c = lwh[w * RADIX + d];
+            lwh[w * RADIX + d] = tot;
+            tot += c;
+        }
+        lcount[d] = tot;
+        lstart[d] = tot;
+        clsort_publish_aggregate(lb, tile, d, tot);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clsort_local_exclusive_scan(lstart, RADIX, scan_s);
+    FOR_EACH_LOCAL(d, RADIX)
+        for (uint w = 0; w < WARPS; w++)
+            lwh[w * RADIX + d] += lstart[d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* Rank: the peers of a key (same digit, same warp) get consecutive
+     * places after what the warp's earlier keys of that digit took; the
+     * highest peer bumps the warp's counter and broadcasts the old value. */
+    uint rank[CLSORT_OS_ITEMS];
+    const uint le_mask = clsort_lanemask_le();
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+#if CLSORT_OS_RANK == 2
+        uint peers = clsort_match_any(dig[j]);
+#else
+        uint peers = clsort_match_ballot(dig[j], CLSORT_RADIX_BITS);
+#endif
+        uint leader = 31 - clz(peers);
+        uint below = popcount(peers & le_mask);
+        uint off = 0;
+        if (lane == leader)
+            off = atomic_add(&wh[dig[j]], below);
+        rank[j] = clsort_shfl(off, leader) + below - 1;
+    }
+    /* Stage the tile in digit order, then look back (its latency overlaps
+     * the other work-groups' progress), then write it out. */
+    local KEY_T *skeys = (local KEY_T *)stage;
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
+        if (wbase + j * 32 < cnt)
+            skeys[rank[j]] = keys[j];
+    FOR_EACH_LOCAL(d, RADIX)
+        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    idx_t gpos[CLSORT_OS_ITEMS];
+#pragma unroll
+    for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
+        uint i = q * CLSORT_OS_WG + lid;
+        if (i < cnt) {
+            KEY_T key = skeys[i];
+            gpos[q] = ltg[DIGIT_OF(key, shift, mask, flip)] + i;
+            dst[gpos[q]] = key;
+        }
+    }
+#if HAVE_VALUES
+    VAL_T vals[CLSORT_OS_ITEMS];
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+        uint i = wbase + j * 32;
+        if (i < cnt)
+            vals[j] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    local VAL_T *svals = (local VAL_T *)stage;
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
+        if (wbase + j * 32 < cnt)
+            svals[rank[j]] = vals[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
+        uint i = q * CLSORT_OS_WG + lid;
+        if (i < cnt)
+            vdst[gpos[q]] = svals[i];
+    }
+#endif
+#endif
+}

@@ -1,0 +1,81 @@
+/* pool.c - the context's temporary device memory: one buffer per role,
+ * grown on demand and reused by later sorts. */
+#include "internal.h"
+
+#include <string.h>
+
+clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out)
+{
+    bytes = (bytes + 63) / 64 * 64; /* whole words; never 0 (kernels take the argument) */
+    if (bytes == 0)
+        bytes = 64;
+    if (ctx->pool[slot] && ctx->pool_size[slot] >= bytes) {
+        *out = ctx->pool[slot];
+        return CLSORT_SUCCESS;
+    }
+    if (bytes > ctx->facts.max_alloc_bytes)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "a temporary buffer of %zu bytes exceeds the device's largest "
+                           "allocation (%llu bytes)",
+                           bytes, (unsigned long long)ctx->facts.max_alloc_bytes);
+    /* The old buffer may still be used by enqueued work: OpenCL frees it
+     * only after that work is done. */
+    if (ctx->pool[slot]) {
+        clReleaseMemObject(ctx->pool[slot]);
+        ctx->pool[slot] = NULL;
+        ctx->pool_size[slot] = 0;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clsort_fail(ctx,
+                           (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+                            err == CL_INVALID_BUFFER_SIZE)
+                               ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
+                               : err,
+                           "allocating %zu bytes of device memory failed: %s", bytes,
+                           clsort_status_string(err));
+    /* Touch it now so that a device that allocates lazily reports a
+     * shortage here, before anything of the caller's is changed. This runs
+     * on a queue of our own: the caller's queue may hold work that waits for
+     * events the caller sets only after we return. */
+    if (!ctx->aux_queue) {
+        ctx->aux_queue = clCreateCommandQueue(ctx->cl, ctx->device, 0, &err);
+        if (err != CL_SUCCESS)
+            ctx->aux_queue = NULL;
+    }
+    const cl_uint zero = 0;
+    if (ctx->aux_queue) {
+        err = clEnqueueFillBuffer(ctx->aux_queue, m, &zero, sizeof zero, 0, 4, 0, NULL, NULL);
+        if (err == CL_SUCCESS)
+            err = clFinish(ctx->aux_queue);
+    }
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(m);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_DEVICE_MEMORY,
+                           "allocating %zu bytes of device memory failed: %s", bytes,
+                           clsort_status_string(err));
+    }
+    ctx->pool[slot] = m;
+    ctx->pool_size[slot] = bytes;
+    *out = m;
+    return CLSORT_SUCCESS;
+}
+
+void clsort_pool_release(clsort_context *ctx)
+{
+    for (int i = 0; i < CLSORT_SLOT_COUNT; i++) {
+        if (ctx->pool[i])
+            clReleaseMemObject(ctx->pool[i]);
+        ctx->pool[i] = NULL;
+        ctx->pool_size[i] = 0;
+    }
+}
+
+size_t clsort_pool_bytes(const clsort_context *ctx)
+{
+    size_t total = 0;
+    for (int i = 0; i < CLSORT_SLOT_COUNT; i++)
+        total += ctx->pool_size[i];
+    return total;
+}

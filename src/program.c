@@ -1,0 +1,297 @@
+/* program.c - building kernel programs, with an in-memory cache per context
+ * and the disk cache of cache.c, and small enqueue helpers. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const clsort_embedded_file *find_file(const char *name)
+{
+    for (size_t i = 0; i < clsort_embedded_file_count; i++)
+        if (!strcmp(clsort_embedded_files[i].name, name))
+            return &clsort_embedded_files[i];
+    return NULL;
+}
+
+/* The cache key: everything that changes the compiled program. */
+static char *make_key(clsort_context *ctx, const char *const *files, size_t nfiles,
+                      const char *options)
+{
+    const clsort_device_facts *f = &ctx->facts;
+    size_t cap = 1024 + strlen(options) + nfiles * 96;
+    char *key = malloc(cap);
+    if (!key)
+        return NULL;
+    size_t len = (size_t)snprintf(key, cap, "clsort %s\nsources", CLSORT_VERSION_STRING);
+    for (size_t i = 0; i < nfiles; i++) {
+        const clsort_embedded_file *e = find_file(files[i]);
+        len += (size_t)snprintf(key + len, cap - len, " %s:%s", files[i], e ? e->sha256 : "?");
+    }
+    snprintf(key + len, cap - len, "\noptions %s\nplatform %s | %s\ndevice %s | %s\ndriver %s\n",
+             options, f->platform_name, f->platform_version, f->device_name, f->device_version,
+             f->driver_version);
+    return key;
+}
+
+static char *build_log(cl_program prog, cl_device_id dev)
+{
+    size_t size = 0;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS)
+        return NULL;
+    char *log = malloc(size + 1);
+    if (!log)
+        return NULL;
+    if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS) {
+        free(log);
+        return NULL;
+    }
+    log[size] = '\0';
+    return log;
+}
+
+static cl_program from_binary(clsort_context *ctx, const char *key, const char *options)
+{
+    unsigned char *bin = NULL;
+    size_t len = 0;
+    if (!clsort_cache_load(ctx->cache_dir, key, &bin, &len))
+        return NULL;
+    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+    const unsigned char *bins[1] = {bin};
+    cl_program prog = clCreateProgramWithBinary(ctx->cl, 1, &ctx->device, &len, bins, &status, &err);
+    free(bin);
+    if (err == CL_SUCCESS && status == CL_SUCCESS &&
+        clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL) == CL_SUCCESS)
+        return prog;
+    if (prog && err == CL_SUCCESS)
+        clReleaseProgram(prog);
+    /* The driver refused the binary: drop the entry, build from source. */
+    unsigned char *again = NULL;
+    size_t alen = 0;
+    if (clsort_cache_load(ctx->cache_dir, key, &again, &alen))
+        free(again);
+    clsort_cache_store(ctx->cache_dir, key, (const unsigned char *)"", 0);
+    return NULL;
+}
+
+static void store_binary(clsort_context *ctx, const char *key, cl_program prog)
+{
+    if (!ctx->cache_dir)
+        return;
+    size_t size = 0;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+        size == 0)
+        return;
+    unsigned char *bin = malloc(size);
+    if (!bin)
+        return;
+    unsigned char *bins[1] = {bin};
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+        clsort_cache_store(ctx->cache_dir, key, bin, size);
+    free(bin);
+}
+
+static clsort_status from_source(clsort_context *ctx, const char *const *files, size_t nfiles,
+                                 const char *options, cl_program *out)
+{
+    const char *parts[32];
+    size_t lens[32];
+    char lines[32][96];
+    size_t np = 0;
+    if (nfiles > 16)
+        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "too many source files");
+    for (size_t i = 0; i < nfiles; i++) {
+        const clsort_embedded_file *e = find_file(files[i]);
+        if (!e)
+            return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "kernel source %s is not embedded",
+                               files[i]);
+        snprintf(lines[i], sizeof lines[i], "\n#line 1 \"%s\"\n", e->name);
+        parts[np] = lines[i];
+        lens[np++] = strlen(lines[i]);
+        parts[np] = e->data;
+        lens[np++] = e->size;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_program prog = clCreateProgramWithSource(ctx->cl, (cl_uint)np, parts, lens, &err);
+    if (err != CL_SUCCESS)
+        return clsort_fail(ctx, err, "clCreateProgramWithSource failed: %s",
+                           clsort_status_string(err));
+    err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char *log = build_log(prog, ctx->device);
+        clsort_fail(ctx, CLSORT_ERROR_BUILD_FAILED,
+                    "building kernels (%s) with options '%s' failed: %s\n--- build log ---\n",
+                    files[nfiles - 1], options, clsort_status_string(err));
+        clsort_fail_append(ctx, log ? log : "(no build log)");
+        free(log);
+        clReleaseProgram(prog);
+        return CLSORT_ERROR_BUILD_FAILED;
+    }
+    *out = prog;
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_program_get(clsort_context *ctx, const char *const *files, size_t nfiles,
+                                 const char *options, clsort_program **out)
+{
+    char *key = make_key(ctx, files, nfiles, options);
+    if (!key)
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    for (clsort_program *p = ctx->programs; p; p = p->next)
+        if (!strcmp(p->key, key)) {
+            free(key);
+            *out = p;
+            return CLSORT_SUCCESS;
+        }
+    cl_program prog = from_binary(ctx, key, options);
+    if (!prog) {
+        clsort_status s = from_source(ctx, files, nfiles, options, &prog);
+        if (s != CLSORT_SUCCESS) {
+            free(key);
+            return s;
+        }
+        store_binary(ctx, key, prog);
+    }
+    clsort_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        clReleaseProgram(prog);
+        free(key);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    p->key = key;
+    p->program = prog;
+    p->next = ctx->programs;
+    ctx->programs = p;
+    *out = p;
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_program_kernel(clsort_context *ctx, clsort_program *prog, const char *name,
+                                    cl_kernel *out)
+{
+    for (size_t i = 0; i < prog->nkernels; i++)
+        if (!strcmp(prog->kernels[i].name, name)) {
+            *out = prog->kernels[i].kernel;
+            return CLSORT_SUCCESS;
+        }
+    if (prog->nkernels == sizeof prog->kernels / sizeof prog->kernels[0])
+        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "too many kernels in one program");
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(prog->program, name, &err);
+    if (err != CL_SUCCESS)
+        return clsort_fail(ctx, err, "clCreateKernel(%s) failed: %s", name,
+                           clsort_status_string(err));
+    char *copy = malloc(strlen(name) + 1);
+    if (!copy) {
+        clReleaseKernel(k);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    strcpy(copy, name);
+    prog->kernels[prog->nkernels].name = copy;
+    prog->kernels[prog->nkernels].kernel = k;
+    prog->nkernels++;
+    *out = k;
+    return CLSORT_SUCCESS;
+}
+
+void clsort_programs_release(clsort_context *ctx)
+{
+    clsort_program *p = ctx->programs;
+    while (p) {
+        clsort_program *next = p->next;
+        for (size_t i = 0; i < p->nkernels; i++) {
+            clReleaseKernel(p->kernels[i].kernel);
+            free(p->kernels[i].name);
+        }
+        clReleaseProgram(p->program);
+        free(p->key);
+        free(p);
+        p = next;
+    }
+    ctx->programs = NULL;
+}
+
+/* ------------------------------------------------------- enqueue helpers */
+
+clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name,
+                              const clsort_arg *args, size_t nargs)
+{
+    for (size_t i = 0; i < nargs; i++) {
+        cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].ptr);
+        if (err != CL_SUCCESS)
+            return clsort_fail(ctx, err, "clSetKernelArg(%s, %zu) failed: %s", name, i,
+                               clsort_status_string(err));
+    }
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status enqueue_error(clsort_context *ctx, cl_int err, const char *what)
+{
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES)
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_DEVICE_MEMORY,
+                           "%s failed: %s (out of device memory or resources)", what,
+                           clsort_status_string(err));
+    return clsort_fail(ctx, err, "%s failed: %s", what, clsort_status_string(err));
+}
+
+clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, const char *name, size_t global,
+                            size_t local, clsort_seq *seq)
+{
+    const cl_event *wait;
+    cl_uint nwait = clsort_seq_take(seq, &wait);
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, local ? &local : NULL,
+                                        nwait, wait, NULL);
+    if (err != CL_SUCCESS) {
+        seq->nwait = nwait; /* nothing was enqueued: the wait list still applies */
+        seq->wait = wait;
+        return enqueue_error(ctx, err, name);
+    }
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                          clsort_seq *seq)
+{
+    if (bytes == 0)
+        return CLSORT_SUCCESS;
+    const cl_event *wait;
+    cl_uint nwait = clsort_seq_take(seq, &wait);
+    const cl_uint zero = 0;
+    cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &zero, sizeof zero, offset, bytes, nwait,
+                                     wait, NULL);
+    if (err != CL_SUCCESS) {
+        seq->nwait = nwait;
+        seq->wait = wait;
+        return enqueue_error(ctx, err, "clEnqueueFillBuffer");
+    }
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_copy(clsort_context *ctx, cl_mem src, size_t src_off, cl_mem dst,
+                          size_t dst_off, size_t bytes, clsort_seq *seq)
+{
+    if (bytes == 0)
+        return CLSORT_SUCCESS;
+    const cl_event *wait;
+    cl_uint nwait = clsort_seq_take(seq, &wait);
+    cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_off, dst_off, bytes, nwait, wait,
+                                     NULL);
+    if (err != CL_SUCCESS) {
+        seq->nwait = nwait;
+        seq->wait = wait;
+        return enqueue_error(ctx, err, "clEnqueueCopyBuffer");
+    }
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_seq_finish(clsort_context *ctx, clsort_seq *seq, cl_event *event)
+{
+    if (!event && seq->nwait == 0)
+        return CLSORT_SUCCESS;
+    const cl_event *wait;
+    cl_uint nwait = clsort_seq_take(seq, &wait);
+    cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, nwait, wait, event);
+    if (err != CL_SUCCESS)
+        return enqueue_error(ctx, err, "clEnqueueMarkerWithWaitList");
+    return CLSORT_SUCCESS;
+}

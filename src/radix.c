@@ -1,0 +1,451 @@
+/* radix.c - the radix sort driver: shapes, programs, buffers, launches.
+ *
+ * Two strategies share the upfront histogram, the plan and the finish
+ * kernels of radix.cl:
+ *   onesweep  one kernel per pass (radix_onesweep.cl): ranks a tile, finds
+ *             its global offsets by decoupled look-back, writes it out. Reads
+ *             and writes the keys once per pass. Needs work-groups that,
+ *             once started, keep running (GPUs, PoCL).
+ *   classic   three kernels per pass (radix_classic.cl): per-group
+ *             histogram, one-group scan, ranked scatter. Runs anywhere.
+ * Passes whose digit is the same for every key are skipped on the device
+ * (clsort_radix_plan), and the plan routes the passes through the caller's
+ * buffer U and temporaries A and B so that the result lands in U.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Look-back counts are 30 bits: portions stay below 2^30 keys. */
+#define PORTION_LIMIT ((1u << 30) - 1u)
+
+typedef struct radix_shape {
+    unsigned r, radix, passes, max_passes;
+    unsigned algorithm, rank;
+    unsigned key_bytes, val_bytes, idx_bytes;
+    bool index64;
+    /* onesweep */
+    unsigned os_wg, os_items;
+    size_t tile, portion, portions, tiles_pp;
+    /* classic */
+    unsigned cl_wg, cl_items;
+    size_t cl_groups, cl_chunk;
+    /* shared */
+    unsigned hist_wg, plan_wg;
+    bool allow_skip, need_b;
+    /* sizes of the pool slots, bytes */
+    size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
+    /* word offsets in scratch / bases */
+    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at;
+} radix_shape;
+
+static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static size_t scan_words(unsigned wg) { return 2u * wg + (2u * wg) / 16 + 1; }
+static size_t rank_cnt_words(unsigned wg) { return 16u * wg + wg + 1; }
+
+/* Local memory of each kernel, mirroring the declarations in the .cl files. */
+static size_t os_local_bytes(const radix_shape *s, unsigned items)
+{
+    size_t tile = (size_t)s->os_wg * items, R = s->radix, ib = s->idx_bytes;
+    switch (s->rank) {
+    case CLSORT_RANK_SERIAL:
+        return 0;
+    case CLSORT_RANK_LOCAL:
+        return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->os_wg) * 2 + R * 8 +
+               R * ib + scan_words(s->os_wg) * 4 + 4;
+    default: {
+        size_t stage = s->key_bytes > s->val_bytes ? s->key_bytes : s->val_bytes;
+        return (s->os_wg / 32) * R * 4 + R * 8 + R * ib + scan_words(s->os_wg) * 4 +
+               div_up(tile * stage, 8) * 8 + 4;
+    }
+    }
+}
+
+static size_t cl_local_bytes(const radix_shape *s, unsigned items)
+{
+    if (s->cl_wg == 1)
+        return 0;
+    size_t tile = (size_t)s->cl_wg * items, R = s->radix, ib = s->idx_bytes;
+    return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->cl_wg) * 2 + R * 4 +
+           2 * R * ib + scan_words(s->cl_wg) * 4;
+}
+
+static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job, radix_shape *s)
+{
+    const clsort_tuning *t = &ctx->tuning;
+    const clsort_device_facts *f = &ctx->facts;
+    memset(s, 0, sizeof *s);
+    s->r = job->radix_bits;
+    s->radix = 1u << s->r;
+    s->key_bytes = job->key.bytes;
+    s->max_passes = (unsigned)div_up(job->key.bytes * 8, s->r);
+    s->passes = (unsigned)div_up(job->end_bit - job->begin_bit, s->r);
+    s->val_bytes = job->vals ? job->val_bytes : 0;
+    s->index64 = job->n > 0xffffffffull;
+    s->idx_bytes = s->index64 ? 8 : 4;
+    s->algorithm = job->algorithm;
+    s->hist_wg = t->hist_wg;
+    s->plan_wg = t->plan_wg;
+    s->allow_skip = job->n >= t->skip_min;
+    s->need_b = s->passes >= 3;
+    const size_t lmem = f->local_mem_bytes;
+
+    /* Upfront histogram (its local memory is the same for both). */
+    if (s->hist_wg > 1 && (size_t)s->max_passes * s->radix * 4 > lmem)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
+                           "the upfront histogram needs %zu bytes of local memory, the device "
+                           "has %zu",
+                           (size_t)s->max_passes * s->radix * 4, lmem);
+
+    const size_t R = s->radix, P = s->passes, n = job->n;
+    if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
+        s->rank = t->os_rank;
+        s->os_wg = t->os_wg;
+        unsigned items = t->os_items;
+        /* Smaller tiles until the kernel's local memory fits. */
+        while (items > 1 && os_local_bytes(s, items) > lmem)
+            items /= 2;
+        if (os_local_bytes(s, items) > lmem)
+            return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
+                               "the onesweep kernel does not fit the device's %zu bytes of "
+                               "local memory (os_wg=%u)",
+                               lmem, s->os_wg);
+        s->os_items = items;
+        s->tile = (size_t)s->os_wg * items;
+        s->portion = PORTION_LIMIT / s->tile * s->tile;
+        s->portions = div_up(n, s->portion);
+        s->tiles_pp = div_up(n < s->portion ? n : s->portion, s->tile);
+        s->counts_at = 0;
+        s->counters_at = s->portions * P * R;
+        s->lookback_at = s->counters_at + P * s->portions;
+        s->scratch_words = s->lookback_at + P * s->tiles_pp * R;
+        s->bases_words = s->portions * P * R;
+    } else {
+        s->cl_wg = t->cl_wg;
+        unsigned items = t->cl_items;
+        while (items > 1 && cl_local_bytes(s, items) > lmem)
+            items /= 2;
+        if (cl_local_bytes(s, items) > lmem)
+            return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
+                               "the classic scatter kernel does not fit the device's %zu bytes "
+                               "of local memory (cl_wg=%u)",
+                               lmem, s->cl_wg);
+        s->cl_items = items;
+        /* The upfront counts are 32-bit per portion as well. */
+        s->portion = PORTION_LIMIT;
+        s->portions = div_up(n, s->portion);
+        size_t ctile = s->cl_wg == 1 ? 1 : (size_t)s->cl_wg * items;
+        size_t groups = (size_t)t->cl_groups * f->compute_units;
+        size_t max_groups = div_up(n, ctile);
+        if (groups > max_groups)
+            groups = max_groups;
+        size_t min_groups = div_up(n, (size_t)1 << 31); /* 32-bit per-group counts */
+        if (groups < min_groups)
+            groups = min_groups;
+        if (groups == 0)
+            groups = 1;
+        size_t chunk = div_up(div_up(n, groups), ctile) * ctile;
+        s->cl_chunk = chunk;
+        s->cl_groups = div_up(n, chunk);
+        s->counts_at = 0;
+        s->hist_at = s->portions * P * R;
+        s->scratch_words = s->hist_at + R * s->cl_groups;
+        s->offsets_at = s->portions * P * R;
+        s->bases_words = s->offsets_at + R * s->cl_groups;
+    }
+    s->keys_bytes = n * s->key_bytes;
+    s->vals_bytes = n * s->val_bytes;
+    s->state_words = 4 + 4 * (size_t)P;
+    return CLSORT_SUCCESS;
+}
+
+static size_t shape_bytes(const radix_shape *s)
+{
+    size_t b = s->keys_bytes + s->vals_bytes;
+    if (s->need_b)
+        b += s->keys_bytes + s->vals_bytes;
+    return b + s->scratch_words * 4 + s->bases_words * s->idx_bytes + s->state_words * 4;
+}
+
+clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
+                                      size_t *bytes)
+{
+    radix_shape s;
+    CLSORT_TRY(make_shape(ctx, job, &s));
+    *bytes = shape_bytes(&s);
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
+                                 const clsort_key_kind *key, clsort_program **prog)
+{
+    char opts[1024];
+    int len = snprintf(opts, sizeof opts,
+                       "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=%u "
+                       "-DCLSORT_VAL_BYTES=%u -DCLSORT_INDEX64=%d -DCLSORT_NVIDIA=%d "
+                       "-DCLSORT_RADIX_BITS=%u -DCLSORT_HIST_WG=%u -DCLSORT_PLAN_WG=%u",
+                       key->bytes, key->kind, s->val_bytes, s->index64 ? 1 : 0,
+                       ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, s->r, s->hist_wg,
+                       s->plan_wg);
+    if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
+        snprintf(opts + len, sizeof opts - (size_t)len,
+                 " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u", s->os_wg,
+                 s->os_items, s->rank);
+        static const char *const files[] = {"common.cl", "radix.cl", "radix_onesweep.cl"};
+        return clsort_program_get(ctx, files, 3, opts, prog);
+    }
+    snprintf(opts + len, sizeof opts - (size_t)len, " -DCLSORT_CL_WG=%u -DCLSORT_CL_ITEMS=%u",
+             s->cl_wg, s->cl_items);
+    static const char *const files[] = {"common.cl", "radix.cl", "radix_classic.cl"};
+    return clsort_program_get(ctx, files, 3, opts, prog);
+}
+
+/* Kernel arguments of index type follow the program variant. */
+typedef union idx_arg {
+    cl_uint u32;
+    cl_ulong u64;
+} idx_arg;
+static clsort_arg idx_of(const radix_shape *s, idx_arg *a, size_t v)
+{
+    if (s->index64) {
+        a->u64 = v;
+        return (clsort_arg){sizeof(cl_ulong), &a->u64};
+    }
+    a->u32 = (cl_uint)v;
+    return (clsort_arg){sizeof(cl_uint), &a->u32};
+}
+
+typedef struct radix_buffers {
+    cl_mem ku, ka, kb, vu, va, vb, scratch, bases, state;
+} radix_buffers;
+
+static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *job,
+                                 const radix_shape *s, radix_buffers *b)
+{
+    memset(b, 0, sizeof *b);
+    b->ku = job->keys;
+    b->vu = job->vals;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_KEYS_A, s->keys_bytes, &b->ka));
+    b->kb = b->ka;
+    if (s->need_b)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_KEYS_B, s->keys_bytes, &b->kb));
+    if (s->val_bytes) {
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_VALS_A, s->vals_bytes, &b->va));
+        b->vb = b->va;
+        if (s->need_b)
+            CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_VALS_B, s->vals_bytes, &b->vb));
+    }
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCRATCH, s->scratch_words * 4, &b->scratch));
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BASES, s->bases_words * s->idx_bytes, &b->bases));
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_STATE, s->state_words * 4, &b->state));
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
+                                 const radix_shape *s, const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_upfront", &k));
+    const size_t n = job->n;
+    for (size_t q = 0; q < s->portions; q++) {
+        size_t start = q * s->portion;
+        size_t len = n - start < s->portion ? n - start : s->portion;
+        size_t groups = (size_t)ctx->tuning.hist_groups * ctx->facts.compute_units;
+        size_t max_groups = div_up(len, (size_t)s->hist_wg * 16);
+        if (groups > max_groups)
+            groups = max_groups;
+        if (groups == 0)
+            groups = 1;
+        size_t chunk = div_up(len, groups);
+        cl_ulong koff = job->keys_off + start, coff = s->counts_at + q * s->passes * s->radix;
+        cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
+                desc = job->descending;
+        idx_arg a_len, a_chunk;
+        clsort_arg args[] = {CLSORT_ARG(b->ku), CLSORT_ARG(koff), idx_of(s, &a_len, len),
+                             idx_of(s, &a_chunk, chunk), CLSORT_ARG(passes), CLSORT_ARG(begin),
+                             CLSORT_ARG(end), CLSORT_ARG(desc), CLSORT_ARG(b->scratch),
+                             CLSORT_ARG(coff)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 10));
+        CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_upfront", groups * s->hist_wg, s->hist_wg,
+                                 seq));
+    }
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
+                              const radix_shape *s, const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_plan", &k));
+    cl_uint portions = (cl_uint)s->portions, passes = s->passes, skip = s->allow_skip,
+            gen = job->gen_index;
+    idx_arg a_n;
+    clsort_arg args[] = {CLSORT_ARG(b->scratch), CLSORT_ARG(portions), CLSORT_ARG(passes),
+                         idx_of(s, &a_n, job->n), CLSORT_ARG(skip), CLSORT_ARG(gen),
+                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 8));
+    return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
+}
+
+static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
+                                  const clsort_radix_job *job, const radix_shape *s,
+                                  const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_onesweep", &k));
+    const size_t n = job->n, R = s->radix;
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
+    for (cl_uint p = 0; p < s->passes; p++) {
+        for (size_t q = 0; q < s->portions; q++) {
+            size_t start = q * s->portion;
+            cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
+            cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
+            if (q > 0) /* the pass's look-back area served the previous portion */
+                CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
+            cl_ulong bases_off = (q * s->passes + p) * R;
+            cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
+            idx_arg a_start;
+            clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
+                                 CLSORT_ARG(b->ka),      CLSORT_ARG(b->kb),
+                                 CLSORT_ARG(b->vu),      CLSORT_ARG(vu_off),
+                                 CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),
+                                 idx_of(s, &a_start, start), CLSORT_ARG(len),
+                                 CLSORT_ARG(p),          CLSORT_ARG(begin),
+                                 CLSORT_ARG(end),        CLSORT_ARG(desc),
+                                 CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
+                                 CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
+                                 CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
+                                 CLSORT_ARG(counter)};
+            CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 21));
+            size_t tiles = div_up(len, s->tile);
+            CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg,
+                                     seq));
+        }
+    }
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status run_classic(clsort_context *ctx, clsort_program *prog,
+                                 const clsort_radix_job *job, const radix_shape *s,
+                                 const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel kc, ko, ks;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_count", &kc));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_offsets", &ko));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_scatter", &ks));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
+    cl_uint m = (cl_uint)(s->radix * s->cl_groups);
+    cl_ulong hist_off = s->hist_at, offs_off = s->offsets_at;
+    for (cl_uint p = 0; p < s->passes; p++) {
+        idx_arg a_n, a_chunk, a_n2, a_chunk2;
+        clsort_arg cargs[] = {CLSORT_ARG(b->ku),  CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                              CLSORT_ARG(b->kb),  idx_of(s, &a_n, job->n),
+                              idx_of(s, &a_chunk, s->cl_chunk), CLSORT_ARG(p),
+                              CLSORT_ARG(begin),  CLSORT_ARG(end), CLSORT_ARG(desc),
+                              CLSORT_ARG(b->state), CLSORT_ARG(b->scratch), CLSORT_ARG(hist_off)};
+        clsort_arg oargs[] = {CLSORT_ARG(b->scratch), CLSORT_ARG(hist_off), CLSORT_ARG(m),
+                              CLSORT_ARG(p), CLSORT_ARG(b->state), CLSORT_ARG(b->bases),
+                              CLSORT_ARG(offs_off)};
+        clsort_arg sargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                              CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
+                              CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n2, job->n),
+                              idx_of(s, &a_chunk2, s->cl_chunk), CLSORT_ARG(p),
+                              CLSORT_ARG(begin),    CLSORT_ARG(end),    CLSORT_ARG(desc),
+                              CLSORT_ARG(b->state), CLSORT_ARG(b->bases), CLSORT_ARG(offs_off)};
+        CLSORT_TRY(clsort_set_args(ctx, kc, "clsort_radix_count", cargs, 13));
+        CLSORT_TRY(clsort_launch(ctx, kc, "clsort_radix_count", s->cl_groups * s->cl_wg, s->cl_wg,
+                                 seq));
+        CLSORT_TRY(clsort_set_args(ctx, ko, "clsort_radix_offsets", oargs, 7));
+        CLSORT_TRY(clsort_launch(ctx, ko, "clsort_radix_offsets", s->plan_wg, s->plan_wg, seq));
+        CLSORT_TRY(clsort_set_args(ctx, ks, "clsort_radix_scatter", sargs, 17));
+        CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_scatter", s->cl_groups * s->cl_wg, s->cl_wg,
+                                 seq));
+    }
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status run_finish(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
+                                const radix_shape *s, const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_finish", &k));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+    idx_arg a_n;
+    clsort_arg args[] = {CLSORT_ARG(b->ku), CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                         CLSORT_ARG(b->vu), CLSORT_ARG(vu_off), CLSORT_ARG(b->va),
+                         idx_of(s, &a_n, job->n), CLSORT_ARG(b->state)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_finish", args, 8));
+    size_t groups = div_up(job->n, 64 * 16);
+    size_t max_groups = (size_t)ctx->facts.compute_units * 64;
+    if (groups > max_groups)
+        groups = max_groups;
+    return clsort_launch(ctx, k, "clsort_radix_finish", groups * 64, 64, seq);
+}
+
+clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job, clsort_seq *seq)
+{
+    if (job->n == 0)
+        return CLSORT_SUCCESS;
+    radix_shape s;
+    CLSORT_TRY(make_shape(ctx, job, &s));
+    clsort_program *prog;
+    CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
+    radix_buffers b;
+    CLSORT_TRY(get_buffers(ctx, job, &s, &b));
+    /* Zero the counts, tile counters and look-back areas in one fill. */
+    size_t zero_words = s.algorithm == CLSORT_ALGORITHM_ONESWEEP ? s.scratch_words
+                                                                 : s.portions * s.passes * s.radix;
+    CLSORT_TRY(clsort_fill(ctx, b.scratch, 0, zero_words * 4, seq));
+    CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, seq));
+    CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, seq));
+    if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP)
+        CLSORT_TRY(run_onesweep(ctx, prog, job, &s, &b, seq));
+    else
+        CLSORT_TRY(run_classic(ctx, prog, job, &s, &b, seq));
+    /* The finish kernel only acts when one pass ran (copy back) or none
+     * (argsort's identity): possible only with one pass or with skipping. */
+    if (s.allow_skip || s.passes == 1)
+        CLSORT_TRY(run_finish(ctx, prog, job, &s, &b, seq));
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *job, cl_mem src,
+                                  size_t src_off_bytes, cl_mem dst, cl_mem perm, size_t rec_bytes,
+                                  clsort_seq *seq)
+{
+    radix_shape s;
+    CLSORT_TRY(make_shape(ctx, job, &s));
+    clsort_program *prog;
+    CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_gather_records", &k));
+    cl_ulong off = src_off_bytes;
+    cl_uint rec = (cl_uint)rec_bytes;
+    idx_arg a_n;
+    clsort_arg args[] = {CLSORT_ARG(src), CLSORT_ARG(off), CLSORT_ARG(dst), CLSORT_ARG(perm),
+                         idx_of(&s, &a_n, job->n), CLSORT_ARG(rec)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_gather_records", args, 6));
+    size_t groups = div_up(job->n, 64 * 4);
+    size_t max_groups = (size_t)ctx->facts.compute_units * 64;
+    if (groups > max_groups)
+        groups = max_groups;
+    return clsort_launch(ctx, k, "clsort_gather_records", groups * 64, 64, seq);
+}
+
+clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
+                                   size_t records_bytes, size_t perm_bytes)
+{
+    radix_shape s;
+    CLSORT_TRY(make_shape(ctx, job, &s));
+    radix_buffers b;
+    CLSORT_TRY(get_buffers(ctx, job, &s, &b));
+    cl_mem m;
+    if (records_bytes)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_RECORDS, records_bytes, &m));
+    if (perm_bytes)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_PERM, perm_bytes, &m));
+    return CLSORT_SUCCESS;
+}

@@ -1,0 +1,592 @@
+/* sort.c - the public sorting entry points: argument checks, host arrays,
+ * device buffers, records of any size, argsort, and the tuning calls. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ------------------------------------------------------------------ types */
+
+static const struct {
+    const char *name;
+    unsigned bytes, kind;
+} type_table[] = {
+    {NULL, 0, 0},  {"u8", 1, 0},  {"u16", 2, 0}, {"u32", 4, 0}, {"u64", 8, 0}, {"i8", 1, 1},
+    {"i16", 2, 1}, {"i32", 4, 1}, {"i64", 8, 1}, {"f32", 4, 2}, {"f64", 8, 2},
+};
+#define NTYPES (sizeof type_table / sizeof type_table[0])
+
+static bool type_ok(clsort_type t) { return (int)t >= 1 && (size_t)t < NTYPES; }
+
+size_t clsort_type_size(clsort_type type) { return type_ok(type) ? type_table[type].bytes : 0; }
+const char *clsort_type_name(clsort_type type) { return type_ok(type) ? type_table[type].name : NULL; }
+
+clsort_type clsort_type_from_name(const char *name)
+{
+    if (!name)
+        return (clsort_type)0;
+    for (size_t i = 1; i < NTYPES; i++)
+        if (!strcasecmp(name, type_table[i].name))
+            return (clsort_type)i;
+    return (clsort_type)0;
+}
+
+bool clsort_key_kind_of(clsort_type type, clsort_key_kind *out)
+{
+    if (!type_ok(type))
+        return false;
+    out->bytes = type_table[type].bytes;
+    out->kind = type_table[type].kind;
+    return true;
+}
+
+/* ------------------------------------------------------------- arguments */
+
+typedef enum sort_mode { MODE_KEYS, MODE_PAIRS, MODE_ARGSORT } sort_mode;
+
+/* A checked request: what every entry point resolves before touching data. */
+typedef struct request {
+    const char *fn;
+    sort_mode mode;
+    clsort_radix_job job;  /* keys/vals filled in by the caller */
+    size_t value_size;     /* caller's record size (pairs) */
+    bool records;          /* value size the passes do not carry: permute once */
+    unsigned index_bytes;  /* argsort: 4 or 8; records: the permutation's */
+} request;
+
+static bool fast_value_size(size_t vs) { return vs == 1 || vs == 2 || vs == 4 || vs == 8 || vs == 16; }
+
+static clsort_status check_request(clsort_context *ctx, request *rq, clsort_type key_type,
+                                   size_t n, size_t value_size, clsort_type index_type,
+                                   const clsort_options *opt)
+{
+    const char *fn = rq->fn;
+    clsort_radix_job *job = &rq->job;
+    if (!clsort_key_kind_of(key_type, &job->key))
+        return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED_TYPE,
+                           "%s: unknown key type %d (use CLSORT_U8 .. CLSORT_F64)", fn,
+                           (int)key_type);
+    const unsigned kbits = job->key.bytes * 8;
+    clsort_options o;
+    memset(&o, 0, sizeof o);
+    if (opt) {
+        o = *opt;
+        for (size_t i = 0; i < sizeof o.reserved / sizeof o.reserved[0]; i++)
+            if (o.reserved[i])
+                return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
+                                   "%s: clsort_options.reserved[%zu] is not zero "
+                                   "(zero-initialise the options)",
+                                   fn, i);
+    }
+    unsigned end = o.end_bit ? o.end_bit : kbits;
+    if (o.begin_bit >= end || end > kbits)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_BITS,
+                           "%s: bit range [%u, %u) is empty or outside the %u-bit key", fn,
+                           o.begin_bit, end, kbits);
+    if ((unsigned)o.algorithm > CLSORT_ALGORITHM_CLASSIC)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS, "%s: unknown algorithm %d", fn,
+                           (int)o.algorithm);
+    if (o.radix_bits > 8)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
+                           "%s: radix_bits %u is out of range (1..8, or 0 for the tuned width)",
+                           fn, o.radix_bits);
+    job->begin_bit = o.begin_bit;
+    job->end_bit = end;
+    job->descending = o.descending != 0;
+    job->algorithm = o.algorithm ? (unsigned)o.algorithm : ctx->tuning.algorithm;
+    job->radix_bits = o.radix_bits ? o.radix_bits : ctx->tuning.radix_bits;
+    job->n = n;
+    if (rq->mode == MODE_PAIRS) {
+        if (value_size == 0 || value_size > 65536)
+            return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED_VALUE_SIZE,
+                               "%s: value_size %zu is not supported (1 to 65536 bytes)", fn,
+                               value_size);
+        rq->value_size = value_size;
+        rq->records = !fast_value_size(value_size);
+    }
+    if (rq->mode == MODE_ARGSORT) {
+        if (index_type != CLSORT_U32 && index_type != CLSORT_U64)
+            return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED_TYPE,
+                               "%s: index type must be CLSORT_U32 or CLSORT_U64", fn);
+        rq->index_bytes = index_type == CLSORT_U32 ? 4 : 8;
+        if (index_type == CLSORT_U32 && n > 0xffffffffull)
+            return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                               "%s: %zu keys need 64-bit indices (CLSORT_U64)", fn, n);
+    }
+    if (rq->records)
+        rq->index_bytes = n > 0xffffffffull ? 8 : 4;
+    /* Sizes that overflow, or exceed what the device can hold. */
+    size_t elem = job->key.bytes + (rq->mode == MODE_PAIRS ? value_size : rq->index_bytes);
+    if (n > SIZE_MAX / 4 / (elem ? elem : 1))
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE, "%s: n = %zu is too large", fn, n);
+    if ((uint64_t)n * job->key.bytes > ctx->facts.max_alloc_bytes ||
+        (rq->mode == MODE_PAIRS && (uint64_t)n * value_size > ctx->facts.max_alloc_bytes))
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%s: %zu elements exceed the device's largest buffer (%llu bytes)", fn,
+                           n, (unsigned long long)ctx->facts.max_alloc_bytes);
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status check_context(clsort_context *ctx, const char *fn)
+{
+    if (!ctx)
+        return CLSORT_ERROR_INVALID_ARGUMENT; /* nowhere to put a message */
+    clsort_clear_error(ctx);
+    (void)fn;
+    return CLSORT_SUCCESS;
+}
+
+/* The job's value side, once keys and values are known. */
+static void set_job_values(request *rq, cl_mem vals, size_t vals_off)
+{
+    clsort_radix_job *job = &rq->job;
+    if (rq->mode == MODE_KEYS) {
+        job->vals = NULL;
+        job->val_bytes = 0;
+        job->gen_index = false;
+    } else if (rq->mode == MODE_ARGSORT || rq->records) {
+        job->vals = vals;
+        job->vals_off = vals_off;
+        job->val_bytes = rq->index_bytes;
+        job->gen_index = true;
+    } else {
+        job->vals = vals;
+        job->vals_off = vals_off;
+        job->val_bytes = (unsigned)rq->value_size;
+        job->gen_index = false;
+    }
+}
+
+/* Device memory the request needs beyond the caller's buffers. */
+static clsort_status request_temp_bytes(clsort_context *ctx, request *rq, bool host_arrays,
+                                        size_t *bytes)
+{
+    clsort_radix_job job = rq->job;
+    const size_t n = job.n;
+    if (rq->mode != MODE_KEYS && !job.vals)
+        job.vals = (cl_mem)(uintptr_t)1; /* only the shape is computed */
+    job.val_bytes = rq->mode == MODE_KEYS ? 0
+                    : (rq->mode == MODE_ARGSORT || rq->records) ? rq->index_bytes
+                                                                : (unsigned)rq->value_size;
+    size_t t = 0;
+    CLSORT_TRY(clsort_radix_temp_bytes(ctx, &job, &t));
+    if (rq->records)
+        t += n * rq->index_bytes + n * rq->value_size;
+    if (rq->mode == MODE_ARGSORT && !host_arrays)
+        t += n * job.key.bytes;
+    if (host_arrays) {
+        t += n * job.key.bytes;
+        if (rq->mode == MODE_PAIRS)
+            t += n * rq->value_size;
+        if (rq->mode == MODE_ARGSORT)
+            t += n * rq->index_bytes;
+    }
+    *bytes = t;
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status check_memory(clsort_context *ctx, request *rq, bool host_arrays,
+                                  size_t user_bytes)
+{
+    size_t t = 0;
+    CLSORT_TRY(request_temp_bytes(ctx, rq, host_arrays, &t));
+    if ((uint64_t)t + user_bytes > ctx->facts.global_mem_bytes)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%s: sorting %zu elements needs about %.2f GB of device memory; the "
+                           "device has %.2f GB",
+                           rq->fn, rq->job.n, (double)(t + user_bytes) / 1e9,
+                           (double)ctx->facts.global_mem_bytes / 1e9);
+    return CLSORT_SUCCESS;
+}
+
+/* Sorts device buffers as the request says. keys_disposable: the keys
+ * buffer is the library's own (argsort may sort it in place). */
+static clsort_status run_request(clsort_context *ctx, request *rq, cl_mem keys, size_t keys_off,
+                                 cl_mem vals, size_t vals_off, bool keys_disposable,
+                                 clsort_seq *seq, cl_mem *records_out)
+{
+    clsort_radix_job *job = &rq->job;
+    const size_t n = job->n;
+    job->keys = keys;
+    job->keys_off = keys_off;
+    *records_out = NULL;
+    if (rq->mode == MODE_ARGSORT) {
+        if (!keys_disposable) {
+            cl_mem copy;
+            CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_KEYS_COPY, n * job->key.bytes, &copy));
+            CLSORT_TRY(clsort_copy(ctx, keys, keys_off * job->key.bytes, copy, 0,
+                                   n * job->key.bytes, seq));
+            job->keys = copy;
+            job->keys_off = 0;
+        }
+        set_job_values(rq, vals, vals_off);
+        return clsort_radix_sort(ctx, job, seq);
+    }
+    if (rq->records) {
+        cl_mem perm, recs;
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_PERM, n * rq->index_bytes, &perm));
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_RECORDS, n * rq->value_size, &recs));
+        set_job_values(rq, perm, 0);
+        CLSORT_TRY(clsort_radix_sort(ctx, job, seq));
+        CLSORT_TRY(clsort_radix_gather(ctx, job, vals, vals_off * rq->value_size, recs, perm,
+                                       rq->value_size, seq));
+        *records_out = recs;
+        return CLSORT_SUCCESS;
+    }
+    set_job_values(rq, vals, vals_off);
+    return clsort_radix_sort(ctx, job, seq);
+}
+
+/* ------------------------------------------------------------ host arrays */
+
+static bool overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + blen && y < x + alen;
+}
+
+/* Uploads, sorts, downloads through staging memory, then copies into the
+ * caller's arrays only when everything succeeded. */
+static clsort_status host_sort(clsort_context *ctx, request *rq, const void *keys_in,
+                               void *keys_out, void *values, void *indices)
+{
+    const size_t n = rq->job.n;
+    const size_t kbytes = n * rq->job.key.bytes;
+    const size_t vbytes = rq->mode == MODE_PAIRS ? n * rq->value_size : 0;
+    const size_t ibytes = rq->mode == MODE_ARGSORT ? n * rq->index_bytes : 0;
+    CLSORT_TRY(check_memory(ctx, rq, true, 0));
+    cl_mem dk, dv = NULL;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_HOST_KEYS, kbytes, &dk));
+    if (vbytes || ibytes)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_HOST_VALS, vbytes + ibytes, &dv));
+    void *stage_k = NULL, *stage_v = NULL;
+    if (rq->mode != MODE_ARGSORT && !(stage_k = malloc(kbytes)))
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "%s: no host memory for %zu bytes of staging", rq->fn, kbytes);
+    if ((vbytes || ibytes) && !(stage_v = malloc(vbytes + ibytes))) {
+        free(stage_k);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "%s: no host memory for %zu bytes of staging", rq->fn, vbytes + ibytes);
+    }
+    clsort_status st = CLSORT_SUCCESS;
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, dk, CL_FALSE, 0, kbytes, keys_in, 0, NULL, NULL);
+    if (err == CL_SUCCESS && vbytes)
+        err = clEnqueueWriteBuffer(ctx->queue, dv, CL_FALSE, 0, vbytes, values, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = clsort_fail(ctx, err, "%s: copying to the device failed: %s", rq->fn,
+                         clsort_status_string(err));
+        goto out;
+    }
+    clsort_seq seq = {0, NULL};
+    cl_mem recs = NULL;
+    st = run_request(ctx, rq, dk, 0, dv, 0, true, &seq, &recs);
+    if (st != CLSORT_SUCCESS) {
+        clFinish(ctx->queue);
+        goto out;
+    }
+    if (stage_k)
+        err = clEnqueueReadBuffer(ctx->queue, dk, CL_FALSE, 0, kbytes, stage_k, 0, NULL, NULL);
+    if (err == CL_SUCCESS && (vbytes || ibytes))
+        err = clEnqueueReadBuffer(ctx->queue, recs ? recs : dv, CL_FALSE, 0, vbytes + ibytes,
+                                  stage_v, 0, NULL, NULL);
+    cl_int fin = clFinish(ctx->queue);
+    if (err == CL_SUCCESS)
+        err = fin;
+    if (err != CL_SUCCESS) {
+        st = clsort_fail(ctx, err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
+                                                                      : err,
+                         "%s: running the sort failed: %s", rq->fn, clsort_status_string(err));
+        goto out;
+    }
+    if (stage_k)
+        memcpy(keys_out, stage_k, kbytes);
+    if (vbytes)
+        memcpy(values, stage_v, vbytes);
+    if (ibytes)
+        memcpy(indices, stage_v, ibytes);
+out:
+    free(stage_k);
+    free(stage_v);
+    return st;
+}
+
+clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
+                               const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_sort_keys"));
+    request rq = {.fn = "clsort_sort_keys", .mode = MODE_KEYS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, 0, options));
+    if (n > 0 && !keys)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_sort_keys: keys is NULL");
+    if (n < 2)
+        return CLSORT_SUCCESS;
+    return host_sort(ctx, &rq, keys, keys, NULL, NULL);
+}
+
+clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type key_type, void *keys,
+                                void *values, size_t value_size, size_t n,
+                                const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_sort_pairs"));
+    request rq = {.fn = "clsort_sort_pairs", .mode = MODE_PAIRS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, value_size, 0, options));
+    if (n > 0 && (!keys || !values))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_sort_pairs: keys or values is NULL");
+    if (n > 0 && overlap(keys, n * rq.job.key.bytes, values, n * value_size))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_sort_pairs: keys and values overlap");
+    if (n < 2)
+        return CLSORT_SUCCESS;
+    return host_sort(ctx, &rq, keys, keys, values, NULL);
+}
+
+clsort_status clsort_argsort(clsort_context *ctx, clsort_type key_type, const void *keys,
+                             size_t n, clsort_type index_type, void *indices,
+                             const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_argsort"));
+    request rq = {.fn = "clsort_argsort", .mode = MODE_ARGSORT};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, index_type, options));
+    if (n > 0 && (!keys || !indices))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_argsort: keys or indices is NULL");
+    if (n > 0 && overlap(keys, n * rq.job.key.bytes, indices, n * rq.index_bytes))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_argsort: keys and indices overlap");
+    if (n == 0)
+        return CLSORT_SUCCESS;
+    if (n == 1) {
+        if (rq.index_bytes == 4)
+            *(uint32_t *)indices = 0;
+        else
+            *(uint64_t *)indices = 0;
+        return CLSORT_SUCCESS;
+    }
+    return host_sort(ctx, &rq, keys, NULL, NULL, indices);
+}
+
+/* --------------------------------------------------------- device buffers */
+
+static clsort_status check_buffer(clsort_context *ctx, const char *fn, const char *what,
+                                  cl_mem m, size_t offset, size_t n, size_t elem)
+{
+    if (!m)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_BUFFER, "%s: %s buffer is NULL", fn, what);
+    cl_mem_object_type type = 0;
+    cl_context c = NULL;
+    size_t size = 0;
+    cl_int err = clGetMemObjectInfo(m, CL_MEM_TYPE, sizeof type, &type, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(m, CL_MEM_CONTEXT, sizeof c, &c, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL);
+    if (err != CL_SUCCESS || type != CL_MEM_OBJECT_BUFFER)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_BUFFER, "%s: %s is not a valid buffer", fn,
+                           what);
+    if (c != ctx->cl)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_BUFFER,
+                           "%s: %s buffer belongs to another OpenCL context", fn, what);
+    if (offset > SIZE_MAX / elem - n || (offset + n) * elem > size)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_BUFFER,
+                           "%s: elements [%zu, %zu) of %zu bytes do not fit the %s buffer "
+                           "(%zu bytes)",
+                           fn, offset, offset + n, elem, what, size);
+    return CLSORT_SUCCESS;
+}
+
+static bool ranges_overlap(cl_mem a, size_t a_off, size_t a_len, cl_mem b, size_t b_off,
+                           size_t b_len)
+{
+    return a == b && a_off < b_off + b_len && b_off < a_off + a_len;
+}
+
+static clsort_status check_wait(clsort_context *ctx, const char *fn, cl_uint nwait,
+                                const cl_event *wait)
+{
+    if ((nwait > 0) != (wait != NULL))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: num_events_in_wait_list and event_wait_list disagree", fn);
+    return CLSORT_SUCCESS;
+}
+
+/* The buffer entry points share this: run, then hand back an event. */
+static clsort_status buffer_sort(clsort_context *ctx, request *rq, cl_mem keys, size_t koff,
+                                 cl_mem vals, size_t voff, cl_uint nwait, const cl_event *wait,
+                                 cl_event *event)
+{
+    if (event)
+        *event = NULL;
+    clsort_seq seq = {nwait, wait};
+    if (rq->job.n < 2 && !(rq->mode == MODE_ARGSORT && rq->job.n == 1))
+        return clsort_seq_finish(ctx, &seq, event);
+    CLSORT_TRY(check_memory(ctx, rq, false, 0));
+    cl_mem recs = NULL;
+    CLSORT_TRY(run_request(ctx, rq, keys, koff, vals, voff, false, &seq, &recs));
+    if (recs)
+        CLSORT_TRY(clsort_copy(ctx, recs, 0, vals, voff * rq->value_size,
+                               rq->job.n * rq->value_size, &seq));
+    return clsort_seq_finish(ctx, &seq, event);
+}
+
+clsort_status clsort_sort_keys_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                      size_t offset, size_t n, const clsort_options *options,
+                                      cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    const char *fn = "clsort_sort_keys_buffer";
+    CLSORT_TRY(check_context(ctx, fn));
+    request rq = {.fn = fn, .mode = MODE_KEYS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, 0, options));
+    CLSORT_TRY(check_wait(ctx, fn, nwait, wait));
+    CLSORT_TRY(check_buffer(ctx, fn, "keys", keys, offset, n, rq.job.key.bytes));
+    return buffer_sort(ctx, &rq, keys, offset, NULL, 0, nwait, wait, event);
+}
+
+clsort_status clsort_sort_pairs_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                       size_t keys_offset, cl_mem values, size_t values_offset,
+                                       size_t value_size, size_t n, const clsort_options *options,
+                                       cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    const char *fn = "clsort_sort_pairs_buffer";
+    CLSORT_TRY(check_context(ctx, fn));
+    request rq = {.fn = fn, .mode = MODE_PAIRS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, value_size, 0, options));
+    CLSORT_TRY(check_wait(ctx, fn, nwait, wait));
+    CLSORT_TRY(check_buffer(ctx, fn, "keys", keys, keys_offset, n, rq.job.key.bytes));
+    CLSORT_TRY(check_buffer(ctx, fn, "values", values, values_offset, n, value_size));
+    if (ranges_overlap(keys, keys_offset * rq.job.key.bytes, n * rq.job.key.bytes, values,
+                       values_offset * value_size, n * value_size))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap", fn);
+    return buffer_sort(ctx, &rq, keys, keys_offset, values, values_offset, nwait, wait, event);
+}
+
+clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                    size_t keys_offset, size_t n, clsort_type index_type,
+                                    cl_mem indices, size_t indices_offset,
+                                    const clsort_options *options, cl_uint nwait,
+                                    const cl_event *wait, cl_event *event)
+{
+    const char *fn = "clsort_argsort_buffer";
+    CLSORT_TRY(check_context(ctx, fn));
+    request rq = {.fn = fn, .mode = MODE_ARGSORT};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, index_type, options));
+    CLSORT_TRY(check_wait(ctx, fn, nwait, wait));
+    CLSORT_TRY(check_buffer(ctx, fn, "keys", keys, keys_offset, n, rq.job.key.bytes));
+    CLSORT_TRY(check_buffer(ctx, fn, "indices", indices, indices_offset, n, rq.index_bytes));
+    if (ranges_overlap(keys, keys_offset * rq.job.key.bytes, n * rq.job.key.bytes, indices,
+                       indices_offset * rq.index_bytes, n * rq.index_bytes))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and indices overlap", fn);
+    if (event)
+        *event = NULL;
+    if (n == 1) { /* the identity: no sort to run */
+        clsort_seq seq = {nwait, wait};
+        const cl_event *w;
+        cl_uint nw = clsort_seq_take(&seq, &w);
+        const cl_ulong zero = 0;
+        cl_int err = clEnqueueFillBuffer(ctx->queue, indices, &zero, rq.index_bytes,
+                                         indices_offset * rq.index_bytes, rq.index_bytes, nw, w,
+                                         event);
+        if (err != CL_SUCCESS)
+            return clsort_fail(ctx, err, "%s: clEnqueueFillBuffer failed: %s", fn,
+                               clsort_status_string(err));
+        return CLSORT_SUCCESS;
+    }
+    return buffer_sort(ctx, &rq, keys, keys_offset, indices, indices_offset, nwait, wait, event);
+}
+
+/* ----------------------------------------------------------- temp memory */
+
+static clsort_status shape_request(clsort_context *ctx, request *rq, clsort_type key_type,
+                                   size_t value_size, size_t n, const clsort_options *options)
+{
+    rq->mode = value_size ? MODE_PAIRS : MODE_KEYS;
+    return check_request(ctx, rq, key_type, n, value_size, 0, options);
+}
+
+clsort_status clsort_temp_size(clsort_context *ctx, clsort_type key_type, size_t value_size,
+                               size_t n, const clsort_options *options, size_t *bytes)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_temp_size"));
+    if (!bytes)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_temp_size: bytes is NULL");
+    request rq = {.fn = "clsort_temp_size"};
+    CLSORT_TRY(shape_request(ctx, &rq, key_type, value_size, n, options));
+    *bytes = 0;
+    if (n < 2)
+        return CLSORT_SUCCESS;
+    return request_temp_bytes(ctx, &rq, false, bytes);
+}
+
+clsort_status clsort_context_reserve(clsort_context *ctx, clsort_type key_type,
+                                     size_t value_size, size_t n, const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_context_reserve"));
+    request rq = {.fn = "clsort_context_reserve"};
+    CLSORT_TRY(shape_request(ctx, &rq, key_type, value_size, n, options));
+    if (n < 2)
+        return CLSORT_SUCCESS;
+    CLSORT_TRY(check_memory(ctx, &rq, false, 0));
+    /* Sorting nothing through a dry job allocates every slot the shape
+     * needs: run the real allocation path with a scratch keys buffer. */
+    rq.job.keys = NULL;
+    set_job_values(&rq, (cl_mem)(uintptr_t)1, 0);
+    return clsort_radix_reserve(ctx, &rq.job, rq.records ? n * rq.value_size : 0,
+                                rq.records ? n * rq.index_bytes : 0);
+}
+
+clsort_status clsort_context_trim(clsort_context *ctx, size_t *freed)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_context_trim"));
+    size_t b = clsort_pool_bytes(ctx);
+    clsort_pool_release(ctx);
+    if (freed)
+        *freed = b;
+    return CLSORT_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- tuning */
+
+clsort_status clsort_context_set_tuning(clsort_context *ctx, const char *spec)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_context_set_tuning"));
+    if (!spec || !spec[0]) {
+        ctx->tuning = ctx->tuned;
+        return CLSORT_SUCCESS;
+    }
+    clsort_tuning t = ctx->tuning;
+    char err[512];
+    clsort_status s = clsort_tuning_apply(&t, spec, err, sizeof err);
+    if (s == CLSORT_SUCCESS)
+        s = clsort_tuning_check(&t, &ctx->facts, err, sizeof err);
+    if (s != CLSORT_SUCCESS)
+        return clsort_fail(ctx, s, "tuning '%s': %s", spec, err);
+    ctx->tuning = t;
+    return CLSORT_SUCCESS;
+}
+
+size_t clsort_context_get_tuning(const clsort_context *ctx, char *buf, size_t size)
+{
+    if (!ctx) {
+        if (buf && size)
+            buf[0] = '\0';
+        return 0;
+    }
+    return clsort_tuning_format(&ctx->tuning, buf, buf ? size : 0);
+}
+
+clsort_status clsort_context_save_tuning(clsort_context *ctx)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_context_save_tuning"));
+    if (!ctx->cache_dir)
+        return clsort_fail(ctx, CLSORT_ERROR_IO,
+                           "clsort_context_save_tuning: the cache folder is disabled");
+    char name[64], text[512];
+    clsort_tuning_file_name(ctx, name, sizeof name);
+    clsort_tuning_format(&ctx->tuning, text, sizeof text);
+    if (!clsort_cache_write_text(ctx->cache_dir, name, text))
+        return clsort_fail(ctx, CLSORT_ERROR_IO, "could not write %s/%s", ctx->cache_dir, name);
+    ctx->tuned = ctx->tuning;
+    return CLSORT_SUCCESS;
+}

@@ -1,0 +1,254 @@
+/* tuning.c - every tuned number of clsort, in one table keyed by device.
+ *
+ * A row matches on device type, vendor and (optionally) a substring of the
+ * device name; the first matching row wins, the last row is the default.
+ * `clsort tune` measures candidates on the present device and saves the
+ * winner in the cache folder (context.c loads it over the table row), and
+ * $CLSORT_TUNING or clsort_context_set_tuning() override single fields.
+ *
+ * Fields (spec key: meaning):
+ *   algorithm    onesweep | classic: the radix strategy (see radix.c)
+ *   radix_bits   digit width r of each pass, 1..8
+ *   os_wg        onesweep work-group size (1 for the CPU shape)
+ *   os_items     onesweep keys per work-item (the tile is os_wg * os_items)
+ *   os_rank      how onesweep ranks a tile: serial (os_wg 1), local
+ *                (portable local memory), match (NVIDIA match.any), ballot
+ *                (NVIDIA, one vote.ballot per digit bit)
+ *   cl_wg        classic count/scatter work-group size (1 for the CPU shape)
+ *   cl_items     classic keys per work-item in a scatter tile
+ *   cl_groups    classic work-groups per compute unit
+ *   hist_wg      upfront histogram work-group size
+ *   hist_groups  upfront histogram work-groups per compute unit
+ *   plan_wg      work-group size of the single-group plan and scan kernels
+ *   skip_min     pass skipping is tried from this n on
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tuning_row {
+    const char *what;      /* a note for readers */
+    int gpu;               /* 1 GPU, 0 CPU, -1 any */
+    clsort_vendor vendor;  /* CLSORT_VENDOR_OTHER: any vendor */
+    const char *name_part; /* NULL: any name */
+    clsort_tuning t;
+} tuning_row;
+
+/* Column order: algorithm, radix_bits, os_wg, os_items, os_rank,
+ * cl_wg, cl_items, cl_groups, hist_wg, hist_groups, plan_wg, skip_min. */
+static const tuning_row table[] = {
+    {"NVIDIA GPUs: onesweep, ballot ranking (CUB's sm90 tile is 384 x 20)", 1,
+     CLSORT_VENDOR_NVIDIA, NULL,
+     {CLSORT_ALGORITHM_ONESWEEP, 8, 384, 20, 3, 256, 8, 4, 128, 8, 256, 1u << 20}},
+    {"AMD and Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
+     {CLSORT_ALGORITHM_ONESWEEP, 8, 256, 8, 1, 256, 8, 4, 256, 8, 256, 1u << 20}},
+    {"Intel GPUs", 1, CLSORT_VENDOR_INTEL, NULL,
+     {CLSORT_ALGORITHM_ONESWEEP, 8, 256, 8, 1, 256, 8, 4, 256, 8, 256, 1u << 20}},
+    {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", 0,
+     CLSORT_VENDOR_POCL, NULL,
+     {CLSORT_ALGORITHM_ONESWEEP, 8, 1, 65536, 0, 1, 1, 1, 1, 2, 64, 0}},
+    {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
+     {CLSORT_ALGORITHM_CLASSIC, 8, 1, 65536, 0, 1, 1, 1, 1, 2, 64, 0}},
+    {"default: the classic strategy needs no forward progress between groups", -1,
+     CLSORT_VENDOR_OTHER, NULL,
+     {CLSORT_ALGORITHM_CLASSIC, 8, 128, 8, 1, 128, 8, 4, 128, 8, 128, 1u << 20}},
+};
+
+void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
+{
+    size_t n = sizeof table / sizeof table[0];
+    for (size_t i = 0; i < n; i++) {
+        const tuning_row *r = &table[i];
+        if (r->gpu == 1 && !f->is_gpu)
+            continue;
+        if (r->gpu == 0 && !f->is_cpu)
+            continue;
+        if (r->vendor != CLSORT_VENDOR_OTHER && r->vendor != f->vendor)
+            continue;
+        if (r->name_part && !strstr(f->device_name, r->name_part))
+            continue;
+        *out = r->t;
+        return;
+    }
+    *out = table[n - 1].t;
+}
+
+typedef struct field {
+    const char *key;
+    size_t offset;
+    unsigned lo, hi;
+    const char *help;
+} field;
+
+#define F(name, lo, hi, help) {#name, offsetof(clsort_tuning, name), lo, hi, help}
+static const field fields[] = {
+    F(algorithm, 1, 2, "radix strategy: onesweep or classic"),
+    F(radix_bits, 1, 8, "digit width r of each pass"),
+    F(os_wg, 1, 1024, "onesweep work-group size (1: CPU shape)"),
+    F(os_items, 1, 1u << 20, "onesweep keys per work-item (tile = os_wg * os_items)"),
+    F(os_rank, 0, 3, "onesweep tile ranking: serial, local, match or ballot"),
+    F(cl_wg, 1, 1024, "classic count/scatter work-group size (1: CPU shape)"),
+    F(cl_items, 1, 64, "classic keys per work-item in a scatter tile"),
+    F(cl_groups, 1, 64, "classic work-groups per compute unit"),
+    F(hist_wg, 1, 1024, "upfront histogram work-group size"),
+    F(hist_groups, 1, 64, "upfront histogram work-groups per compute unit"),
+    F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
+    F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
+};
+#undef F
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static const char *const algorithm_names[] = {NULL, "onesweep", "classic"};
+static const char *const rank_names[] = {"serial", "local", "match", "ballot"};
+
+const char *clsort_tuning_keys(void)
+{
+    static char text[2048];
+    if (!text[0]) {
+        size_t len = 0;
+        for (size_t i = 0; i < NFIELDS; i++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%-12s %s\n", fields[i].key,
+                                    fields[i].help);
+    }
+    return text;
+}
+
+static bool parse_value(const field *fd, const char *v, size_t vlen, unsigned *out)
+{
+    char buf[32];
+    if (vlen == 0 || vlen >= sizeof buf)
+        return false;
+    memcpy(buf, v, vlen);
+    buf[vlen] = '\0';
+    if (!strcmp(fd->key, "algorithm")) {
+        for (unsigned i = 1; i < 3; i++)
+            if (!strcmp(buf, algorithm_names[i])) {
+                *out = i;
+                return true;
+            }
+    }
+    if (!strcmp(fd->key, "os_rank")) {
+        for (unsigned i = 0; i < 4; i++)
+            if (!strcmp(buf, rank_names[i])) {
+                *out = i;
+                return true;
+            }
+    }
+    char *end = NULL;
+    unsigned long x = strtoul(buf, &end, 0);
+    if (!end || *end || buf[0] == '-')
+        return false;
+    if (x < fd->lo || x > fd->hi)
+        return false;
+    *out = (unsigned)x;
+    return true;
+}
+
+clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize)
+{
+    clsort_tuning tmp = *t;
+    const char *p = spec;
+    while (p && *p) {
+        while (*p == ',' || *p == ' ')
+            p++;
+        if (!*p)
+            break;
+        const char *eq = strchr(p, '=');
+        const char *end = strchr(p, ',');
+        if (!end)
+            end = p + strlen(p);
+        if (!eq || eq > end) {
+            snprintf(err, errsize, "expected key=value at '%.*s'", (int)(end - p), p);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+        const field *fd = NULL;
+        for (size_t i = 0; i < NFIELDS; i++)
+            if (strlen(fields[i].key) == (size_t)(eq - p) && !strncmp(fields[i].key, p, (size_t)(eq - p)))
+                fd = &fields[i];
+        if (!fd) {
+            snprintf(err, errsize, "unknown tuning key '%.*s' (keys: see clsort_tuning_keys)",
+                     (int)(eq - p), p);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+        unsigned v;
+        if (!parse_value(fd, eq + 1, (size_t)(end - eq - 1), &v)) {
+            snprintf(err, errsize, "bad value '%.*s' for %s (range %u..%u)", (int)(end - eq - 1),
+                     eq + 1, fd->key, fd->lo, fd->hi);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+        *(unsigned *)((char *)&tmp + fd->offset) = v;
+        p = end;
+    }
+    *t = tmp;
+    return CLSORT_SUCCESS;
+}
+
+size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
+{
+    size_t len = 0;
+    char tmp[512];
+    for (size_t i = 0; i < NFIELDS; i++) {
+        unsigned v = *(const unsigned *)((const char *)t + fields[i].offset);
+        int w;
+        if (!strcmp(fields[i].key, "algorithm") && v >= 1 && v <= 2)
+            w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%s", i ? "," : "", fields[i].key,
+                         algorithm_names[v]);
+        else if (!strcmp(fields[i].key, "os_rank") && v <= 3)
+            w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%s", i ? "," : "", fields[i].key,
+                         rank_names[v]);
+        else
+            w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%u", i ? "," : "", fields[i].key, v);
+        len += (size_t)w;
+    }
+    if (size)
+        snprintf(buf, size, "%s", tmp);
+    return len;
+}
+
+clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f, char *err,
+                                  size_t errsize)
+{
+    const unsigned wgs[] = {t->os_wg, t->cl_wg, t->hist_wg, t->plan_wg};
+    const char *names[] = {"os_wg", "cl_wg", "hist_wg", "plan_wg"};
+    for (int i = 0; i < 4; i++) {
+        if (wgs[i] > f->max_work_group_size) {
+            snprintf(err, errsize, "%s=%u exceeds the device's work-group limit %zu", names[i],
+                     wgs[i], f->max_work_group_size);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+    }
+    if (t->os_rank == CLSORT_RANK_SERIAL && t->os_wg != 1) {
+        snprintf(err, errsize, "os_rank=serial needs os_wg=1");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if (t->os_rank != CLSORT_RANK_SERIAL && t->os_wg == 1) {
+        snprintf(err, errsize, "os_wg=1 needs os_rank=serial");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if (t->os_rank >= CLSORT_RANK_MATCH) {
+        if (f->vendor != CLSORT_VENDOR_NVIDIA) {
+            snprintf(err, errsize, "os_rank=%s needs NVIDIA's OpenCL (inline PTX)",
+                     rank_names[t->os_rank]);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+        if (t->os_wg % 32) {
+            snprintf(err, errsize, "os_rank=%s needs os_wg a multiple of 32", rank_names[t->os_rank]);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+    }
+    if (t->os_rank == CLSORT_RANK_LOCAL && (uint64_t)t->os_wg * t->os_items > 65536) {
+        snprintf(err, errsize, "os_rank=local needs os_wg * os_items <= 65536");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if (t->cl_wg > 1 && (uint64_t)t->cl_wg * t->cl_items > 65536) {
+        snprintf(err, errsize, "cl_wg * cl_items must be at most 65536");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if ((uint64_t)t->os_wg * t->os_items > (1u << 28)) {
+        snprintf(err, errsize, "the onesweep tile os_wg * os_items must be at most 2^28");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    return CLSORT_SUCCESS;
+}

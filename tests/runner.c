@@ -1,0 +1,121 @@
+/* runner.c - runs one test by name (as ctest does) or all of them. */
+#include "harness.h"
+
+#include <stdarg.h>
+
+int test_failures;
+static const char *current;
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "FAIL %s (%s:%d): ", current ? current : "?", file, line);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    test_failures++;
+}
+
+static const struct {
+    const char *name;
+    void (*fn)(void);
+} tests[] = {
+#define T(name) {#name, test_##name},
+#include "tests.def"
+#undef T
+};
+
+int main(int argc, char **argv)
+{
+    size_t nt = sizeof tests / sizeof tests[0];
+    int ran = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (argc > 1 && strcmp(argv[1], tests[i].name))
+            continue;
+        current = tests[i].name;
+        int before = test_failures;
+        tests[i].fn();
+        printf("%s %s\n", test_failures == before ? "PASS" : "FAIL", tests[i].name);
+        fflush(stdout);
+        ran++;
+    }
+    if (ran == 0) {
+        fprintf(stderr, "no test named '%s'\n", argc > 1 ? argv[1] : "");
+        return 2;
+    }
+    return test_failures ? 1 : 0;
+}
+
+clsort_context *test_context(const char *tuning)
+{
+    clsort_context_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.device = getenv("CLSORT_TEST_DEVICE");
+    cfg.tuning = tuning && tuning[0] ? tuning : NULL;
+    clsort_context *ctx = NULL;
+    clsort_status s = clsort_context_create_with_config(&ctx, &cfg);
+    if (s == CLSORT_ERROR_NO_PLATFORM) {
+        printf("SKIP %s: no OpenCL platform (%s)\n", current, clsort_context_last_error(NULL));
+        exit(77);
+    }
+    if (s != CLSORT_SUCCESS) {
+        test_fail(__FILE__, __LINE__, "context (tuning '%s'): %s\n%s", tuning ? tuning : "",
+                  clsort_status_string(s), clsort_context_last_error(NULL));
+        return NULL;
+    }
+    return ctx;
+}
+
+size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
+{
+    static const char *const common[] = {
+        "",
+        /* the seeds' strategy, CPU shape and GPU shape */
+        "algorithm=classic,cl_wg=1,hist_wg=1,plan_wg=64",
+        "algorithm=classic,cl_wg=64,cl_items=4,cl_groups=2,hist_wg=64,plan_wg=64",
+        /* onesweep, CPU shape with small tiles (many look-backs) and the
+         * portable GPU shape */
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,hist_wg=1,plan_wg=64",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64",
+    };
+    static const char *const nvidia[] = {
+        "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match",
+        "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot",
+    };
+    size_t k = 0;
+    const char *env = getenv("CLSORT_TEST_SHAPES");
+    if (env && !strcmp(env, "tuned")) {
+        specs[k++] = "";
+        return k;
+    }
+    for (size_t i = 0; i < sizeof common / sizeof common[0] && k < cap; i++)
+        specs[k++] = common[i];
+    clsort_device_info info;
+    if (clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
+        strstr(info.platform_name, "NVIDIA"))
+        for (size_t i = 0; i < sizeof nvidia / sizeof nvidia[0] && k < cap; i++)
+            specs[k++] = nvidia[i];
+    return k;
+}
+
+bool check_permuted(const char *what, const void *in, const void *out, const size_t *perm,
+                    size_t n, size_t size)
+{
+    const unsigned char *a = in, *b = out;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(b + i * size, a + perm[i] * size, size)) {
+            test_fail(__FILE__, __LINE__, "%s: n=%zu, element %zu differs from input %zu", what, n,
+                      i, perm[i]);
+            return false;
+        }
+    return true;
+}
+
+uint64_t test_seed(const char *name, size_t n, unsigned extra)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h ^ (n * 0x9e3779b97f4a7c15ull) ^ extra;
+}

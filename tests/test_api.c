@@ -1,0 +1,338 @@
+/* test_api.c - status codes, devices, contexts, bad arguments, the program
+ * cache and tuning specs. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <unistd.h>
+
+#include "sortcheck.h"
+
+void test_status_strings(void)
+{
+    CHECK(strstr(clsort_status_string(CLSORT_SUCCESS), "success"), "success string");
+    CHECK(strstr(clsort_status_string(CLSORT_ERROR_INVALID_BITS), "INVALID_BITS"), "own code");
+    CHECK(!strcmp(clsort_status_string(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES"), "CL code");
+    CHECK(!strcmp(clsort_status_string(12345), "unknown status"), "unknown");
+    CHECK(clsort_type_size(CLSORT_F64) == 8 && clsort_type_size((clsort_type)0) == 0, "sizes");
+    CHECK(clsort_type_from_name("I16") == CLSORT_I16 && clsort_type_from_name("x") == 0, "names");
+}
+
+void test_device_list(void)
+{
+    size_t n = 0;
+    clsort_status s = clsort_device_list(NULL, 0, &n);
+    if (s == CLSORT_ERROR_NO_PLATFORM) {
+        printf("SKIP: no OpenCL platform\n");
+        exit(77);
+    }
+    CHECK(s == CLSORT_SUCCESS && n > 0, "device_list: %s", clsort_status_string(s));
+    clsort_device_info d[16];
+    s = clsort_device_list(d, 16, &n);
+    CHECK(s == CLSORT_SUCCESS, "device_list");
+    int defaults = 0;
+    for (size_t i = 0; i < n && i < 16; i++) {
+        defaults += d[i].is_default;
+        CHECK(d[i].device_name[0] && d[i].compute_units > 0, "device %zu described", i);
+    }
+    CHECK(defaults == 1, "exactly one default device (%d)", defaults);
+    CHECK(clsort_device_list(NULL, 4, &n) == CLSORT_ERROR_INVALID_ARGUMENT, "NULL array");
+}
+
+void test_context_selection(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    clsort_device_info info;
+    CHECK_OK(ctx, clsort_context_device_info(ctx, &info));
+    clsort_context_release(ctx);
+    char sel[32];
+    snprintf(sel, sizeof sel, "%u:%u", info.platform_index, info.device_index);
+    const char *good[] = {sel, info.is_gpu ? "gpu" : "cpu", info.is_gpu ? "GPU" : "CPU", NULL};
+    char part[8];
+    snprintf(part, sizeof part, "%.4s", info.device_name);
+    good[3] = part;
+    for (int i = 0; i < 4; i++) {
+        clsort_context *c = NULL;
+        clsort_status s = clsort_context_create(&c, good[i]);
+        CHECK(s == CLSORT_SUCCESS, "create '%s': %s %s", good[i], clsort_status_string(s),
+              clsort_context_last_error(NULL));
+        clsort_context_release(c);
+    }
+    clsort_context *c = (clsort_context *)0x1;
+    clsort_status s = clsort_context_create(&c, "no-such-device-xyz");
+    CHECK(s == CLSORT_ERROR_DEVICE_NOT_FOUND && c == NULL, "unknown device -> %s",
+          clsort_status_string(s));
+    const char *msg = clsort_context_last_error(NULL);
+    CHECK(strstr(msg, "no-such-device-xyz") && strstr(msg, info.device_name),
+          "the message lists the devices present: %s", msg);
+    CHECK(clsort_context_create(&c, "99:99") == CLSORT_ERROR_DEVICE_NOT_FOUND, "99:99");
+    CHECK(clsort_context_create(NULL, NULL) == CLSORT_ERROR_INVALID_ARGUMENT, "NULL out");
+    /* $CLSORT_DEVICE picks the device when none is named */
+    setenv("CLSORT_DEVICE", "no-such-device-xyz", 1);
+    CHECK(clsort_context_create(&c, NULL) == CLSORT_ERROR_DEVICE_NOT_FOUND, "CLSORT_DEVICE used");
+    setenv("CLSORT_DEVICE", sel, 1);
+    CHECK(clsort_context_create(&c, NULL) == CLSORT_SUCCESS, "CLSORT_DEVICE=%s", sel);
+    clsort_context_release(c);
+    unsetenv("CLSORT_DEVICE");
+    clsort_context_release(NULL);
+    clsort_context_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.reserved[3] = 1;
+    CHECK(clsort_context_create_with_config(&c, &cfg) == CLSORT_ERROR_INVALID_OPTIONS,
+          "reserved config fields");
+}
+
+void test_context_from_queue(void)
+{
+    clsort_context *own = test_context(NULL);
+    if (!own)
+        return;
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueue(clsort_context_cl_context(own),
+                                              clsort_context_device(own), 0, &err);
+    CHECK(err == CL_SUCCESS, "queue");
+    clsort_context *ctx = NULL;
+    CHECK_OK(NULL, clsort_context_create_from_queue(&ctx, q, NULL));
+    CHECK(clsort_context_queue(ctx) == q, "runs on the caller's queue");
+    sort_case c;
+    memset(&c, 0, sizeof c);
+    c.type = CLSORT_U32;
+    c.n = 100003;
+    c.mode = CHECK_PAIRS;
+    c.value_size = 4;
+    c.seed = 42;
+    sort_and_check_buffer(ctx, &c, 5, "from queue");
+    clsort_context_release(ctx);
+    /* the caller's queue still works after the context is gone */
+    CHECK(clFinish(q) == CL_SUCCESS, "queue alive");
+    clReleaseCommandQueue(q);
+    CHECK(clsort_context_create_from_queue(&ctx, NULL, NULL) == CLSORT_ERROR_INVALID_QUEUE,
+          "NULL queue");
+    cl_command_queue ooo = clCreateCommandQueue(clsort_context_cl_context(own),
+                                                clsort_context_device(own),
+                                                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+    if (err == CL_SUCCESS) {
+        CHECK(clsort_context_create_from_queue(&ctx, ooo, NULL) == CLSORT_ERROR_INVALID_QUEUE,
+              "out-of-order queue refused");
+        clReleaseCommandQueue(ooo);
+    }
+    clsort_context_release(own);
+}
+
+/* Every error path returns its status and leaves the data as it was. */
+void test_bad_arguments(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    enum { N = 1000 };
+    uint32_t keys[N], copy[N], vals[N], vcopy[N];
+    uint64_t idx[N];
+    data_fill(keys, CLSORT_U32, N, DATA_UNIFORM, 7);
+    for (int i = 0; i < N; i++)
+        vals[i] = (uint32_t)i;
+    memcpy(copy, keys, sizeof keys);
+    memcpy(vcopy, vals, sizeof vals);
+    memset(idx, 0x77, sizeof idx);
+    clsort_options o;
+    memset(&o, 0, sizeof o);
+#define EXPECT(call, status)                                                                   \
+    do {                                                                                       \
+        clsort_status s_ = (call);                                                             \
+        CHECK(s_ == (status), "%s -> %s, expected %s", #call, clsort_status_string(s_),        \
+              clsort_status_string(status));                                                   \
+        CHECK(s_ == CLSORT_SUCCESS || clsort_context_last_error(ctx)[0], "%s has a message",    \
+              #call);                                                                          \
+        CHECK(!memcmp(keys, copy, sizeof keys) && !memcmp(vals, vcopy, sizeof vals),           \
+              "%s changed the data", #call);                                                   \
+    } while (0)
+    CHECK(clsort_sort_keys(NULL, CLSORT_U32, keys, N, NULL) == CLSORT_ERROR_INVALID_ARGUMENT,
+          "NULL context");
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, NULL, N, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    EXPECT(clsort_sort_keys(ctx, (clsort_type)0, keys, N, NULL), CLSORT_ERROR_UNSUPPORTED_TYPE);
+    EXPECT(clsort_sort_keys(ctx, (clsort_type)42, keys, N, NULL), CLSORT_ERROR_UNSUPPORTED_TYPE);
+    o.begin_bit = 5, o.end_bit = 5;
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, keys, N, &o), CLSORT_ERROR_INVALID_BITS);
+    o.begin_bit = 0, o.end_bit = 33;
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, keys, N, &o), CLSORT_ERROR_INVALID_BITS);
+    o.begin_bit = 9, o.end_bit = 0;
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U8, keys, N, &o), CLSORT_ERROR_INVALID_BITS);
+    memset(&o, 0, sizeof o);
+    o.radix_bits = 9;
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, keys, N, &o), CLSORT_ERROR_INVALID_OPTIONS);
+    memset(&o, 0, sizeof o);
+    o.algorithm = (clsort_algorithm)7;
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, keys, N, &o), CLSORT_ERROR_INVALID_OPTIONS);
+    memset(&o, 0, sizeof o);
+    o.reserved[0] = 1;
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, keys, N, &o), CLSORT_ERROR_INVALID_OPTIONS);
+    EXPECT(clsort_sort_pairs(ctx, CLSORT_U32, keys, NULL, 4, N, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    EXPECT(clsort_sort_pairs(ctx, CLSORT_U32, keys, vals, 0, N, NULL), CLSORT_ERROR_UNSUPPORTED_VALUE_SIZE);
+    EXPECT(clsort_sort_pairs(ctx, CLSORT_U32, keys, vals, 70000, N, NULL), CLSORT_ERROR_UNSUPPORTED_VALUE_SIZE);
+    EXPECT(clsort_sort_pairs(ctx, CLSORT_U32, keys, keys + 10, 4, N, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    EXPECT(clsort_argsort(ctx, CLSORT_U32, keys, N, CLSORT_I32, idx, NULL), CLSORT_ERROR_UNSUPPORTED_TYPE);
+    EXPECT(clsort_argsort(ctx, CLSORT_U32, keys, N, CLSORT_U64, NULL, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    EXPECT(clsort_argsort(ctx, CLSORT_U32, keys, (size_t)1 << 32, CLSORT_U32, idx, NULL), CLSORT_ERROR_TOO_LARGE);
+    for (int i = 0; i < N; i++)
+        CHECK(idx[i] == 0x7777777777777777ull, "indices untouched");
+    /* n too large for the device */
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U64, keys, SIZE_MAX / 16, NULL), CLSORT_ERROR_TOO_LARGE);
+    /* n = 0 and NULL is fine */
+    EXPECT(clsort_sort_keys(ctx, CLSORT_U32, NULL, 0, NULL), CLSORT_SUCCESS);
+
+    /* device buffers */
+    cl_int err;
+    cl_mem small = clCreateBuffer(clsort_context_cl_context(ctx), CL_MEM_READ_WRITE, 400, NULL, &err);
+    CHECK(err == CL_SUCCESS, "buffer");
+    EXPECT(clsort_sort_keys_buffer(ctx, CLSORT_U32, small, 0, 101, NULL, 0, NULL, NULL),
+           CLSORT_ERROR_INVALID_BUFFER);
+    EXPECT(clsort_sort_keys_buffer(ctx, CLSORT_U32, small, 90, 20, NULL, 0, NULL, NULL),
+           CLSORT_ERROR_INVALID_BUFFER);
+    EXPECT(clsort_sort_keys_buffer(ctx, CLSORT_U32, NULL, 0, 10, NULL, 0, NULL, NULL),
+           CLSORT_ERROR_INVALID_BUFFER);
+    EXPECT(clsort_sort_keys_buffer(ctx, CLSORT_U32, small, 0, 10, NULL, 1, NULL, NULL),
+           CLSORT_ERROR_INVALID_ARGUMENT);
+    EXPECT(clsort_sort_pairs_buffer(ctx, CLSORT_U32, small, 0, small, 20, 4, 40, NULL, 0, NULL, NULL),
+           CLSORT_ERROR_INVALID_ARGUMENT);
+    EXPECT(clsort_argsort_buffer(ctx, CLSORT_U32, small, 0, 50, CLSORT_U32, small, 40, NULL, 0, NULL, NULL),
+           CLSORT_ERROR_INVALID_ARGUMENT);
+    /* a buffer of another OpenCL context */
+    cl_context other = clCreateContext(NULL, 1, (cl_device_id[]){clsort_context_device(ctx)}, NULL,
+                                       NULL, &err);
+    if (err == CL_SUCCESS) {
+        cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, 400, NULL, &err);
+        EXPECT(clsort_sort_keys_buffer(ctx, CLSORT_U32, foreign, 0, 10, NULL, 0, NULL, NULL),
+               CLSORT_ERROR_INVALID_BUFFER);
+        clReleaseMemObject(foreign);
+        clReleaseContext(other);
+    }
+    size_t bytes = 1;
+    EXPECT(clsort_temp_size(ctx, CLSORT_U32, 0, 1000000, NULL, &bytes), CLSORT_SUCCESS);
+    CHECK(bytes >= 4000000, "temp size covers the double buffer (%zu)", bytes);
+    EXPECT(clsort_temp_size(ctx, CLSORT_U32, 0, 1000000, NULL, NULL), CLSORT_ERROR_INVALID_ARGUMENT);
+    clReleaseMemObject(small);
+#undef EXPECT
+    clsort_context_release(ctx);
+}
+
+/* A damaged cache file never makes a sort fail: it is detected, removed
+ * and rewritten. */
+void test_cache_damaged(void)
+{
+    char dir[] = "/tmp/clsort-cache-XXXXXX";
+    if (!mkdtemp(dir)) {
+        test_fail(__FILE__, __LINE__, "mkdtemp");
+        return;
+    }
+    clsort_context_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.device = getenv("CLSORT_TEST_DEVICE");
+    cfg.cache_dir = dir;
+    sort_case c;
+    memset(&c, 0, sizeof c);
+    c.type = CLSORT_U32;
+    c.n = 5000;
+    c.mode = CHECK_KEYS;
+    c.seed = 3;
+    for (int round = 0; round < 4; round++) {
+        clsort_context *ctx = NULL;
+        clsort_status s = clsort_context_create_with_config(&ctx, &cfg);
+        if (s == CLSORT_ERROR_NO_PLATFORM)
+            exit(77);
+        CHECK_OK(NULL, s);
+        sort_and_check(ctx, &c, "cache round");
+        clsort_context_release(ctx);
+        /* damage every program file: truncate, then garbage, then a
+         * different key inside a valid-looking header */
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        int files = 0;
+        while (d && (e = readdir(d))) {
+            if (!strstr(e->d_name, ".clbin"))
+                continue;
+            files++;
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (round == 0) {
+                CHECK(truncate(path, 20) == 0, "truncate");
+            } else if (round == 1) {
+                FILE *f = fopen(path, "wb");
+                fputs("this is not a program binary", f);
+                fclose(f);
+            } else if (round == 2) {
+                FILE *f = fopen(path, "r+b");
+                fseek(f, 40, SEEK_SET);
+                fputc('X', f); /* inside the key or binary: checksum fails */
+                fclose(f);
+            }
+        }
+        if (d)
+            closedir(d);
+        CHECK(files > 0, "round %d: the cache holds program files", round);
+    }
+    /* the cache can also be off */
+    cfg.cache_dir = "";
+    clsort_context *ctx = NULL;
+    CHECK_OK(NULL, clsort_context_create_with_config(&ctx, &cfg));
+    sort_and_check(ctx, &c, "no cache");
+    clsort_context_release(ctx);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0, "cleanup");
+}
+
+void test_tuning_spec(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    char before[512], after[512];
+    clsort_context_get_tuning(ctx, before, sizeof before);
+    CHECK(strstr(before, "radix_bits="), "tuning text: %s", before);
+    CHECK(clsort_context_set_tuning(ctx, "radix_bits=4,algorithm=classic") == CLSORT_SUCCESS,
+          "set: %s", clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "radix_bits=4") && strstr(after, "algorithm=classic"), "applied: %s", after);
+    CHECK(clsort_context_set_tuning(ctx, "bogus=1") == CLSORT_ERROR_INVALID_TUNING, "unknown key");
+    CHECK(strstr(clsort_context_last_error(ctx), "bogus"), "message names the key");
+    CHECK(clsort_context_set_tuning(ctx, "radix_bits=99") == CLSORT_ERROR_INVALID_TUNING, "range");
+    CHECK(clsort_context_set_tuning(ctx, "os_wg=100000") == CLSORT_ERROR_INVALID_TUNING, "limit");
+    CHECK(clsort_context_set_tuning(ctx, "os_rank=serial,os_wg=64") == CLSORT_ERROR_INVALID_TUNING,
+          "serial needs one work-item");
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "radix_bits=4"), "a failed set changes nothing: %s", after);
+    CHECK(clsort_context_set_tuning(ctx, NULL) == CLSORT_SUCCESS, "restore");
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(!strcmp(before, after), "restored: %s vs %s", before, after);
+    CHECK(strstr(clsort_tuning_keys(), "os_items"), "keys listed");
+    clsort_context_release(ctx);
+    /* a bad spec in the environment fails context creation with a message */
+    setenv("CLSORT_TUNING", "radix_bits=0", 1);
+    clsort_context *c = NULL;
+    CHECK(clsort_context_create(&c, getenv("CLSORT_TEST_DEVICE")) == CLSORT_ERROR_INVALID_TUNING,
+          "bad CLSORT_TUNING");
+    unsetenv("CLSORT_TUNING");
+}
+
+/* Index and size logic for inputs too large to allocate here. */
+void test_index_logic(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    size_t bytes = 0;
+    /* 2^32 + 5 one-byte keys: the temporary size is computed with 64-bit
+     * indices and at least covers the second buffer. */
+    size_t n = ((size_t)1 << 32) + 5;
+    clsort_status s = clsort_temp_size(ctx, CLSORT_U8, 0, n, NULL, &bytes);
+    if (s == CLSORT_SUCCESS)
+        CHECK(bytes >= n, "temp for 2^32+5 u8 keys: %zu", bytes);
+    else
+        CHECK(s == CLSORT_ERROR_TOO_LARGE, "temp_size: %s", clsort_status_string(s));
+    uint8_t dummy[4] = {0};
+    uint32_t idx[4];
+    CHECK(clsort_argsort(ctx, CLSORT_U8, dummy, n, CLSORT_U32, idx, NULL) == CLSORT_ERROR_TOO_LARGE,
+          "u32 indices refuse n >= 2^32");
+    CHECK(strstr(clsort_context_last_error(ctx), "CLSORT_U64"), "message suggests U64");
+    clsort_context_release(ctx);
+}

@@ -1,0 +1,88 @@
+/* test_buffer.c - the device-buffer entry points: offsets, guards, events,
+ * the temporary pool. */
+#include "sortcheck.h"
+
+void test_buffer_offsets(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    static const size_t sizes[] = {1, 2, 100, 4099, 200003};
+    static const size_t guards[] = {1, 3, 17, 1000};
+    for (size_t i = 0; i < 5; i++)
+        for (int m = 0; m < 3; m++) {
+            sort_case c;
+            memset(&c, 0, sizeof c);
+            c.type = i % 2 ? CLSORT_U64 : CLSORT_U32;
+            c.dist = i % 3 ? DATA_UNIFORM : DATA_FEW_UNIQUE;
+            c.n = sizes[i];
+            c.mode = (check_mode)m;
+            c.value_size = i == 3 ? 12 : 8; /* 12: records moved by a permutation */
+            c.index_type = CLSORT_U32;
+            c.opt.descending = i == 2;
+            c.seed = test_seed("offsets", sizes[i], (unsigned)m);
+            if (!sort_and_check_buffer(ctx, &c, guards[i % 4], "buffer"))
+                i = 5, m = 3;
+        }
+    clsort_context_release(ctx);
+}
+
+/* Wait lists are honoured and the returned event completes the sort; the
+ * pool is reused, reserved and trimmed. */
+void test_buffer_events(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    cl_context clc = clsort_context_cl_context(ctx);
+    cl_command_queue q = clsort_context_queue(ctx);
+    enum { N = 300000 };
+    uint32_t *keys = malloc(N * 4), *out = malloc(N * 4);
+    size_t *perm = malloc(N * sizeof *perm);
+    data_fill(keys, CLSORT_U32, N, DATA_UNIFORM, 99);
+    ref_stable_perm(CLSORT_U32, keys, N, 0, 0, 0, perm);
+    cl_int err;
+    cl_mem buf = clCreateBuffer(clc, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    /* A user event gates the upload... */
+    cl_event gate = clCreateUserEvent(clc, &err);
+    CHECK(err == CL_SUCCESS, "user event");
+    cl_event written = NULL, sorted = NULL;
+    err = clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, N * 4, keys, 1, &gate, &written);
+    CHECK(err == CL_SUCCESS, "write");
+    /* ...and the sort waits for the upload through its wait list. */
+    CHECK_OK(ctx, clsort_sort_keys_buffer(ctx, CLSORT_U32, buf, 0, N, NULL, 1, &written, &sorted));
+    cl_int st = 0;
+    clGetEventInfo(sorted, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+    CHECK(st != CL_COMPLETE, "the sort cannot finish before its wait list");
+    clSetUserEventStatus(gate, CL_COMPLETE);
+    CHECK(clWaitForEvents(1, &sorted) == CL_SUCCESS, "event completes");
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * 4, out, 0, NULL, NULL);
+    check_permuted("event sort", keys, out, perm, N, 4);
+    clReleaseEvent(gate);
+    clReleaseEvent(written);
+    clReleaseEvent(sorted);
+    /* n = 0 still gives an event */
+    cl_event e0 = NULL;
+    CHECK_OK(ctx, clsort_sort_keys_buffer(ctx, CLSORT_U32, buf, 0, 0, NULL, 0, NULL, &e0));
+    CHECK(e0 && clWaitForEvents(1, &e0) == CL_SUCCESS, "event for n = 0");
+    if (e0)
+        clReleaseEvent(e0);
+    /* reserve, then sorts allocate nothing; trim frees it all */
+    CHECK_OK(ctx, clsort_context_reserve(ctx, CLSORT_U32, 4, N, NULL));
+    size_t need = 0, freed = 0;
+    CHECK_OK(ctx, clsort_temp_size(ctx, CLSORT_U32, 4, N, NULL, &need));
+    CHECK_OK(ctx, clsort_context_trim(ctx, &freed));
+    CHECK(freed >= need, "trim freed %zu of the %zu reserved", freed, need);
+    /* back-to-back sorts on one queue, no waiting between them */
+    for (int r = 0; r < 3; r++) {
+        clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, N * 4, keys, 0, NULL, NULL);
+        CHECK_OK(ctx, clsort_sort_keys_buffer(ctx, CLSORT_U32, buf, 0, N, NULL, 0, NULL, NULL));
+    }
+    clEnqueueReadBuffer(q, buf, CL_TRUE, 0, N * 4, out, 0, NULL, NULL);
+    check_permuted("back-to-back", keys, out, perm, N, 4);
+    clReleaseMemObject(buf);
+    free(keys);
+    free(out);
+    free(perm);
+    clsort_context_release(ctx);
+}

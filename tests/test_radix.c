@@ -1,0 +1,212 @@
+/* test_radix.c - the radix sort of u32 keys (and pairs, argsort) against the
+ * reference: sizes, distributions, bit windows, digit widths, descending
+ * order, and every kernel shape the test device can run. */
+#include "sortcheck.h"
+
+static sort_case make(clsort_type t, data_dist d, size_t n, check_mode m)
+{
+    sort_case c;
+    memset(&c, 0, sizeof c);
+    c.type = t;
+    c.dist = d;
+    c.n = n;
+    c.mode = m;
+    c.value_size = 4;
+    c.index_type = CLSORT_U32;
+    c.seed = test_seed(data_dist_name(d), n, (unsigned)m * 7 + (unsigned)t);
+    return c;
+}
+
+/* Runs fn-style loops under every shape: a context per shape. */
+#define FOR_EACH_SHAPE(ctx, spec)                                                    \
+    clsort_context *probe_ = test_context(NULL);                                     \
+    if (!probe_)                                                                     \
+        return;                                                                      \
+    const char *specs_[16];                                                          \
+    size_t nspecs_ = test_shapes(probe_, specs_, 16);                                \
+    clsort_context_release(probe_);                                                  \
+    for (size_t si_ = 0; si_ < nspecs_; si_++)                                       \
+        for (clsort_context *ctx = test_context(specs_[si_]); ctx;                   \
+             clsort_context_release(ctx), ctx = NULL)                                \
+            for (const char *spec = specs_[si_][0] ? specs_[si_] : "tuned"; spec; spec = NULL)
+
+void test_radix_small_sizes(void)
+{
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        bool tuned = !strcmp(spec, "tuned");
+        for (size_t n = 0; n <= 300; n += tuned ? 1 : 7) {
+            sort_case k = make(CLSORT_U32, DATA_UNIFORM, n, CHECK_KEYS);
+            sort_case p = make(CLSORT_U32, DATA_FEW_UNIQUE, n, CHECK_PAIRS);
+            if (!sort_and_check(ctx, &k, spec) || !sort_and_check(ctx, &p, spec))
+                break;
+        }
+    }
+}
+
+void test_radix_pow2_sizes(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    for (unsigned k = 1; k <= 22; k++)
+        for (int d = -1; d <= 1; d++) {
+            size_t n = ((size_t)1 << k) + (size_t)(long)d;
+            sort_case c = make(CLSORT_U32, DATA_UNIFORM, n, k % 2 ? CHECK_PAIRS : CHECK_KEYS);
+            if (!sort_and_check(ctx, &c, "pow2"))
+                k = 99, d = 2;
+        }
+    clsort_context_release(ctx);
+}
+
+void test_radix_primes(void)
+{
+    static const size_t primes[] = {2, 3, 5, 7, 13, 31, 127, 251, 509, 1021, 4093, 8191,
+                                    65521, 131071, 524287, 1000003, 2097143};
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        for (size_t i = 0; i < sizeof primes / sizeof primes[0]; i++) {
+            if (primes[i] > 200000 && strcmp(spec, "tuned"))
+                continue; /* large sizes on the tuned shape only (time) */
+            sort_case c = make(CLSORT_U32, DATA_UNIFORM, primes[i], i % 2 ? CHECK_PAIRS : CHECK_KEYS);
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+        }
+    }
+}
+
+void test_radix_distributions(void)
+{
+    static const size_t sizes[] = {1000, 65537, 300007};
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        for (int d = 0; d < DATA_DIST_COUNT; d++)
+            for (size_t i = 0; i < 3; i++) {
+                sort_case k = make(CLSORT_U32, (data_dist)d, sizes[i], CHECK_KEYS);
+                sort_case p = make(CLSORT_U32, (data_dist)d, sizes[i], CHECK_PAIRS);
+                if (!sort_and_check(ctx, &k, spec) || !sort_and_check(ctx, &p, spec))
+                    d = DATA_DIST_COUNT, i = 3;
+            }
+    }
+}
+
+void test_radix_large(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    size_t n = ((size_t)1 << 24) + 3;
+    sort_case k = make(CLSORT_U32, DATA_UNIFORM, n, CHECK_KEYS);
+    sort_case p = make(CLSORT_U32, DATA_UNIFORM, n, CHECK_PAIRS);
+    if (sort_and_check(ctx, &k, "large keys"))
+        sort_and_check(ctx, &p, "large pairs");
+    clsort_context_release(ctx);
+}
+
+void test_radix_bit_windows(void)
+{
+    /* A sample of windows [b, e), e <= 32, including full and one-bit ones. */
+    static const unsigned w[][2] = {{0, 32}, {0, 1},  {31, 32}, {0, 10}, {3, 17}, {8, 16},
+                                    {5, 30}, {16, 32}, {11, 12}, {1, 31}, {0, 24}, {24, 32},
+                                    {7, 9},  {13, 29}, {30, 32}, {2, 3},  {0, 16}, {9, 27}};
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+            sort_case c = make(CLSORT_U32, i % 3 == 0 ? DATA_FEW_UNIQUE : DATA_UNIFORM,
+                               40000 + i, i % 2 ? CHECK_PAIRS : CHECK_KEYS);
+            c.opt.begin_bit = w[i][0];
+            c.opt.end_bit = w[i][1];
+            c.opt.descending = i % 4 == 3;
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+        }
+    }
+}
+
+void test_radix_widths(void)
+{
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        for (unsigned r = 1; r <= 8; r++) {
+            sort_case c = make(CLSORT_U32, r % 2 ? DATA_UNIFORM : DATA_NARROW_16, 20011 + r,
+                               r % 2 ? CHECK_PAIRS : CHECK_KEYS);
+            c.opt.radix_bits = r;
+            c.opt.descending = r == 5;
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+            /* a window that is not a multiple of r (a narrower last pass) */
+            c.opt.begin_bit = 3;
+            c.opt.end_bit = 26;
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+        }
+    }
+}
+
+void test_radix_descending(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    for (int d = 0; d < DATA_DIST_COUNT; d++) {
+        sort_case c = make(CLSORT_U32, (data_dist)d, 77777, CHECK_PAIRS);
+        c.opt.descending = 1;
+        if (!sort_and_check(ctx, &c, "descending pairs"))
+            break;
+        c.mode = CHECK_ARGSORT;
+        if (!sort_and_check(ctx, &c, "descending argsort"))
+            break;
+    }
+    clsort_context_release(ctx);
+}
+
+void test_radix_pairs(void)
+{
+    clsort_context *ctx = test_context(NULL);
+    if (!ctx)
+        return;
+    static const size_t vs[] = {4, 8};
+    for (size_t i = 0; i < 2; i++)
+        for (int d = 0; d < DATA_DIST_COUNT; d++) {
+            sort_case c = make(CLSORT_U32, (data_dist)d, 123457, CHECK_PAIRS);
+            c.value_size = vs[i];
+            if (!sort_and_check(ctx, &c, "pairs"))
+                i = 2, d = DATA_DIST_COUNT;
+        }
+    clsort_context_release(ctx);
+}
+
+void test_radix_argsort(void)
+{
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        static const size_t sizes[] = {1, 2, 3, 1000, 65536, 250001};
+        for (size_t i = 0; i < 6; i++)
+            for (int it = 0; it < 2; it++) {
+                sort_case c = make(CLSORT_U32, i % 2 ? DATA_ALL_EQUAL : DATA_UNIFORM, sizes[i],
+                                   CHECK_ARGSORT);
+                c.index_type = it ? CLSORT_U64 : CLSORT_U32;
+                if (!sort_and_check(ctx, &c, spec))
+                    i = 6, it = 2;
+            }
+    }
+}
+
+void test_radix_shapes(void)
+{
+    /* Inputs that exercise pass skipping (constant digits), one active
+     * pass (copy back), all passes skipped, and partial last tiles. */
+    FOR_EACH_SHAPE(ctx, spec)
+    {
+        static const data_dist dists[] = {DATA_ALL_EQUAL, DATA_NARROW_8, DATA_ONE_DIGIT,
+                                          DATA_HIGH_BITS, DATA_UNIFORM};
+        for (size_t i = 0; i < 5; i++) {
+            sort_case c = make(CLSORT_U32, dists[i], 1500001, CHECK_PAIRS);
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+            c.mode = CHECK_ARGSORT;
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+        }
+    }
+}
