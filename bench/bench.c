@@ -4,12 +4,56 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdbool.h>
 #include <time.h>
 
 const bench_case bench_default_cases[2] = {
     {"u32 keys", CLSORT_U32, 0, 0, 0, DATA_UNIFORM},
     {"u32 pairs", CLSORT_U32, 4, 0, 0, DATA_UNIFORM},
 };
+
+int bench_parse_case(const char *spec, bench_case *c)
+{
+    memset(c, 0, sizeof *c);
+    c->name = spec;
+    c->dist = DATA_UNIFORM;
+    char key[16] = {0};
+    size_t i = 0;
+    while (spec[i] && spec[i] != '+' && spec[i] != ':' && spec[i] != '@' && i < sizeof key - 1) {
+        key[i] = spec[i];
+        i++;
+    }
+    c->key_type = clsort_type_from_name(key);
+    if (!(c->key_type == CLSORT_U8 || c->key_type == CLSORT_U16 || c->key_type == CLSORT_U32 ||
+          c->key_type == CLSORT_U64))
+        return -1;
+    const char *p = spec + i;
+    if (*p == '+') {
+        char *end;
+        c->value_size = strtoul(p + 1, &end, 10);
+        if (c->value_size != 4 && c->value_size != 8)
+            return -1;
+        p = end;
+    }
+    if (*p == ':') {
+        int used = 0;
+        if (sscanf(p, ":%u:%u%n", &c->begin_bit, &c->end_bit, &used) != 2)
+            return -1;
+        p += used;
+    }
+    if (*p == '@') {
+        int found = 0;
+        for (int d = 0; d < DATA_DIST_COUNT; d++)
+            if (!strcmp(p + 1, data_dist_name((data_dist)d))) {
+                c->dist = (data_dist)d;
+                found = 1;
+            }
+        if (!found)
+            return -1;
+        p += strlen(p);
+    }
+    return *p ? -1 : 0;
+}
 
 static double now_ms(void)
 {
@@ -36,6 +80,12 @@ static int cmp_rec(const void *a, const void *b)
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
 }
 
 static uint64_t get_key(const void *p, size_t i, size_t bytes)
@@ -122,6 +172,19 @@ static double timed_sort(clsort_context *ctx, cl_command_queue q, const bench_ca
     return ms;
 }
 
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* O(n) check that needs no reference sort: the output is ordered on the
+ * window's bits, holds the same multiset of keys (three independent sums),
+ * and for pairs the values are a permutation of the input indices that
+ * carries each key with it and keeps equal keys in input order. When qsort
+ * ran, the output is also compared with its stable order element by
+ * element. */
 static int check_result(const bench_case *c, size_t n, const void *keys_in, const rec *ref,
                         const void *keys_out, const void *vals_out)
 {
@@ -130,17 +193,39 @@ static int check_result(const bench_case *c, size_t n, const void *keys_in, cons
     unsigned end = c->end_bit ? c->end_bit : (unsigned)kb * 8;
     for (unsigned bit = c->begin_bit; bit < end; bit++)
         mask |= 1ull << bit;
+    uint64_t s_in[3] = {0, 0, 0}, s_out[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
-        /* The reference orders by the selected bits only when a window is
-         * used: compare the full key's selected bits, and stability below. */
-        uint64_t k = get_key(keys_out, i, kb);
-        if ((k & mask) != (ref[i].key & mask))
+        uint64_t a = get_key(keys_in, i, kb), b = get_key(keys_out, i, kb);
+        s_in[0] += a, s_in[1] += a * a, s_in[2] += mix64(a);
+        s_out[0] += b, s_out[1] += b * b, s_out[2] += mix64(b);
+        if (i > 0 && (get_key(keys_out, i - 1, kb) & mask) > (b & mask))
             return 0;
-        if (vals_out) {
+        if (ref && (b & mask) != ref[i].key)
+            return 0;
+    }
+    if (memcmp(s_in, s_out, sizeof s_in))
+        return 0;
+    if (vals_out) {
+        unsigned char *seen = calloc(n / 8 + 1, 1);
+        if (!seen)
+            return 0;
+        int ok = 1;
+        for (size_t i = 0; i < n && ok; i++) {
             uint64_t v = get_val(vals_out, i, c->value_size);
-            if (v >= n || get_key(keys_in, v, kb) != k || v != ref[i].idx)
-                return 0;
+            if (v >= n || (seen[v / 8] >> (v % 8)) & 1 ||
+                get_key(keys_in, v, kb) != get_key(keys_out, i, kb))
+                ok = 0;
+            else
+                seen[v / 8] |= (unsigned char)(1u << (v % 8));
+            if (ok && i > 0 &&
+                (get_key(keys_out, i - 1, kb) & mask) == (get_key(keys_out, i, kb) & mask) &&
+                get_val(vals_out, i - 1, c->value_size) > v)
+                ok = 0; /* not stable */
+            if (ok && ref && v != ref[i].idx)
+                ok = 0;
         }
+        free(seen);
+        return ok;
     }
     return 1;
 }
@@ -158,14 +243,14 @@ static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const benc
         snprintf(row->device, sizeof row->device, "%s", info.device_name);
     size_t kbytes = n * kb > 0 ? n * kb : 1;
     void *keys = malloc(kbytes), *vals = NULL, *out_k = malloc(kbytes), *out_v = NULL;
-    rec *ref = malloc((n ? n : 1) * sizeof *ref);
+    rec *ref = cfg->qsort ? malloc((n ? n : 1) * sizeof *ref) : NULL;
     if (c->value_size) {
         vals = malloc(n * c->value_size);
         out_v = malloc(n * c->value_size);
     }
     bufs b = {0};
     clsort_status st = CLSORT_SUCCESS;
-    if (!keys || !out_k || !ref || (c->value_size && (!vals || !out_v))) {
+    if (!keys || !out_k || (cfg->qsort && !ref) || (c->value_size && (!vals || !out_v))) {
         snprintf(err, errsize, "out of host memory for n = %zu", n);
         st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
         goto out;
@@ -180,13 +265,34 @@ static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const benc
     unsigned end = c->end_bit ? c->end_bit : (unsigned)kb * 8;
     for (unsigned bit = c->begin_bit; bit < end; bit++)
         mask |= 1ull << bit;
-    for (size_t i = 0; i < n; i++) {
-        ref[i].key = get_key(keys, i, kb) & mask;
-        ref[i].idx = i;
+    if (ref) {
+        /* Full-width keys alone: qsort of the keys themselves, as a user
+         * would call it; otherwise of (key, index) records, which makes it
+         * stable. */
+        bool plain = !c->value_size && mask == (kb == 8 ? ~0ull : (1ull << (kb * 8)) - 1);
+        double t0 = 0;
+        if (plain && kb == 4) {
+            uint32_t *copy = malloc(n * 4 + 4);
+            if (copy) {
+                memcpy(copy, keys, n * 4);
+                t0 = now_ms();
+                qsort(copy, n, 4, cmp_u32);
+                row->qsort_ms = now_ms() - t0;
+                for (size_t i = 0; i < n; i++)
+                    ref[i].key = copy[i], ref[i].idx = i;
+                free(copy);
+                goto timed;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            ref[i].key = get_key(keys, i, kb) & mask;
+            ref[i].idx = i;
+        }
+        t0 = now_ms();
+        qsort(ref, n, sizeof *ref, cmp_rec);
+        row->qsort_ms = now_ms() - t0;
     }
-    double t0 = now_ms();
-    qsort(ref, n, sizeof *ref, cmp_rec);
-    row->qsort_ms = cfg->qsort ? now_ms() - t0 : 0;
+timed:
 
     cl_context clc = clsort_context_cl_context(ctx);
     cl_int e = CL_SUCCESS;
@@ -325,4 +431,57 @@ void bench_print_json(FILE *f, const bench_row *rows, size_t nrows)
                 r->reps, r->correct ? "true" : "false", i + 1 < nrows ? "," : "");
     }
     fprintf(f, "]\n");
+}
+
+double bench_copy_bandwidth(const char *device, char *err, size_t errsize)
+{
+    clsort_context *base = NULL;
+    if (clsort_context_create(&base, device) != CLSORT_SUCCESS) {
+        snprintf(err, errsize, "%s", clsort_context_last_error(NULL));
+        return -1;
+    }
+    clsort_device_info info;
+    clsort_context_device_info(base, &info);
+    size_t bytes = (size_t)1 << 30;
+    if (bytes > info.max_alloc_bytes / 2)
+        bytes = (size_t)(info.max_alloc_bytes / 2) & ~(size_t)4095;
+    cl_context clc = clsort_context_cl_context(base);
+    cl_int e = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(clc, clsort_context_device(base),
+                                              CL_QUEUE_PROFILING_ENABLE, &e);
+    cl_mem a = e == CL_SUCCESS ? clCreateBuffer(clc, CL_MEM_READ_WRITE, bytes, NULL, &e) : NULL;
+    cl_mem b = e == CL_SUCCESS ? clCreateBuffer(clc, CL_MEM_READ_WRITE, bytes, NULL, &e) : NULL;
+    double best[9];
+    int k = 0;
+    const cl_uint pattern = 0x12345678;
+    if (e == CL_SUCCESS)
+        e = clEnqueueFillBuffer(q, a, &pattern, 4, 0, bytes, 0, NULL, NULL);
+    for (int r = 0; r < 10 && e == CL_SUCCESS; r++) {
+        cl_event ev;
+        e = clEnqueueCopyBuffer(q, a, b, 0, 0, bytes, 0, NULL, &ev);
+        if (e != CL_SUCCESS)
+            break;
+        clWaitForEvents(1, &ev);
+        cl_ulong t0 = 0, t1 = 0;
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+        clReleaseEvent(ev);
+        if (r > 0 && t1 > t0)
+            best[k++] = 2.0 * (double)bytes / (double)(t1 - t0); /* bytes per ns = GB/s */
+    }
+    double gbs = -1;
+    if (e != CL_SUCCESS)
+        snprintf(err, errsize, "copy bandwidth: %s", clsort_status_string(e));
+    else if (k > 0) {
+        qsort(best, (size_t)k, sizeof best[0], cmp_double);
+        gbs = best[k / 2];
+    }
+    if (a)
+        clReleaseMemObject(a);
+    if (b)
+        clReleaseMemObject(b);
+    if (q)
+        clReleaseCommandQueue(q);
+    clsort_context_release(base);
+    return gbs;
 }

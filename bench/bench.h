@@ -44,12 +44,24 @@ typedef struct bench_config {
     size_t ncases;
     int min_reps;        /* at least this many timed sorts (after a warm-up) */
     double min_seconds;  /* and keep timing until this much time passed */
-    int qsort;           /* also time qsort (the speed-up column) */
+    int qsort;           /* also time qsort (the speed-up column) and compare with
+                            its result element by element; without it the
+                            check is O(n): order, key multiset, permutation */
     uint64_t seed;
 } bench_config;
 
 /* The headline cases: u32 keys, and u32 keys with u32 values. */
 extern const bench_case bench_default_cases[2];
+
+/* Parses a case string KEY[+VALUE_BYTES][:BEGIN:END][@DIST], e.g. "u32",
+ * "u64+4", "u32:0:10", "u32+4@0-1023" (unsigned key types; value bytes 4 or
+ * 8; DIST a data_dist_name). The name points into spec. Returns 0 or -1. */
+int bench_parse_case(const char *spec, bench_case *out);
+
+/* Device-to-device copy bandwidth of clEnqueueCopyBuffer on the device, in
+ * GB/s counting bytes read plus written (median of several 1 GiB copies, or
+ * less where the device's largest buffer is smaller). */
+double bench_copy_bandwidth(const char *device, char *err, size_t errsize);
 
 /* Runs every case at every size; rows gets ncases * nsizes entries. Returns
  * CLSORT_SUCCESS or the first failure (message in err). A wrong result is

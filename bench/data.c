@@ -7,7 +7,7 @@
 const char *data_dist_name(data_dist d)
 {
     static const char *const names[] = {"uniform",   "all-equal", "sorted",    "reversed",
-                                        "few-unique", "0-255",     "0-65535",   "high-bits",
+                                        "few-unique", "0-255",     "0-65535",   "0-1023",    "high-bits",
                                         "one-digit", "specials"};
     return (unsigned)d < DATA_DIST_COUNT ? names[d] : "?";
 }
@@ -104,6 +104,7 @@ void data_fill(void *dst, clsort_type type, size_t n, data_dist dist, uint64_t s
         case DATA_FEW_UNIQUE: v = pool[x & 15]; break;
         case DATA_NARROW_8: v = x & 0xff; break;
         case DATA_NARROW_16: v = x & 0xffff & m; break;
+        case DATA_NARROW_10: v = x & 0x3ff & m; break;
         case DATA_HIGH_BITS: v = bytes == 1 ? (x & 0xf0) : ((x & 0xff) << (bytes * 8 - 8)); break;
         case DATA_ONE_DIGIT: v = bytes == 1 ? (x & 0xff) : (((x & 0xff) << 8) | (one & ~0xff00ull)) & m; break;
         case DATA_SPECIALS:

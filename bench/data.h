@@ -15,6 +15,7 @@ typedef enum data_dist {
     DATA_FEW_UNIQUE,    /* 16 distinct random values */
     DATA_NARROW_8,      /* integers 0..255 */
     DATA_NARROW_16,     /* integers 0..65535 */
+    DATA_NARROW_10,     /* integers 0..1023 (particle-in-cell cells of a 32x32 grid) */
     DATA_HIGH_BITS,     /* only the top 8 bits vary */
     DATA_ONE_DIGIT,     /* keys differ only in bits 8..15 */
     DATA_SPECIALS,      /* uniform with the type's special values sprinkled:

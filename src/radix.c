@@ -41,7 +41,14 @@ typedef struct radix_shape {
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t scan_words(unsigned wg) { return 2u * wg + (2u * wg) / 16 + 1; }
+static size_t pow2ceil(size_t x)
+{
+    size_t p = 1;
+    while (p < x)
+        p *= 2;
+    return p;
+}
+static size_t scan_words(unsigned wg) { return pow2ceil(wg) + pow2ceil(wg) / 16 + 1; }
 static size_t rank_cnt_words(unsigned wg) { return 16u * wg + wg + 1; }
 
 /* Local memory of each kernel, mirroring the declarations in the .cl files. */
@@ -55,9 +62,9 @@ static size_t os_local_bytes(const radix_shape *s, unsigned items)
         return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->os_wg) * 2 + R * 8 +
                R * ib + scan_words(s->os_wg) * 4 + 4;
     default: {
-        size_t stage = s->key_bytes > s->val_bytes ? s->key_bytes : s->val_bytes;
-        return (s->os_wg / 32) * R * 4 + R * 8 + R * ib + scan_words(s->os_wg) * 4 +
-               div_up(tile * stage, 8) * 8 + 4;
+        size_t sb = s->key_bytes > s->val_bytes ? s->key_bytes : s->val_bytes;
+        size_t stage = div_up(tile * sb, 8) * 8, wh = div_up((s->os_wg / 32) * R * 4, 8) * 8;
+        return (stage > wh ? stage : wh) + R * 8 + R * ib + scan_words(s->os_wg) * 4 + 4;
     }
     }
 }
@@ -103,9 +110,9 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
         s->rank = t->os_rank;
         s->os_wg = t->os_wg;
         unsigned items = t->os_items;
-        /* Smaller tiles until the kernel's local memory fits. */
+        /* Fewer keys per work-item until the kernel's local memory fits. */
         while (items > 1 && os_local_bytes(s, items) > lmem)
-            items /= 2;
+            items--;
         if (os_local_bytes(s, items) > lmem)
             return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                                "the onesweep kernel does not fit the device's %zu bytes of "
@@ -125,7 +132,7 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
         s->cl_wg = t->cl_wg;
         unsigned items = t->cl_items;
         while (items > 1 && cl_local_bytes(s, items) > lmem)
-            items /= 2;
+            items--;
         if (cl_local_bytes(s, items) > lmem)
             return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                                "the classic scatter kernel does not fit the device's %zu bytes "

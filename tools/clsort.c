@@ -26,6 +26,9 @@ static void usage(FILE *f)
             "  --device D           gpu, cpu, P:D or part of a device/platform name\n"
             "  --sizes N,N,...      sizes (suffixes K, M, G: powers of two)\n"
             "  --keys-only          skip the pairs\n"
+            "  --cases C,C,...      cases instead of u32 keys and pairs: KEY[+VBYTES][:B:E][@DIST]\n"
+            "                       e.g. u32, u32+4, u64+4, u32:0:10, u32+4@0-1023\n"
+            "  --copy               also measure the device's copy bandwidth\n"
             "  --json FILE          also write the rows as JSON ('-' for stdout)\n"
             "  --tuning SPEC        override tuned parameters (see clsort_tuning_keys)\n"
             "  --min-reps N         timed sorts per size at least (default 5)\n"
@@ -99,6 +102,8 @@ static int cmd_bench(int argc, char **argv)
     cfg.qsort = 1;
     cfg.seed = 20111;
     const char *json = NULL;
+    static bench_case cases[32];
+    int copy = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -110,6 +115,21 @@ static int cmd_bench(int argc, char **argv)
             json = argv[++i];
         else if (!strcmp(a, "--keys-only"))
             cfg.ncases = 1;
+        else if (!strcmp(a, "--copy"))
+            copy = 1;
+        else if (!strcmp(a, "--cases") && next) {
+            char *list = argv[++i];
+            size_t k = 0;
+            for (char *tok = strtok(list, ","); tok && k < 32; tok = strtok(NULL, ",")) {
+                if (bench_parse_case(tok, &cases[k]) != 0) {
+                    fprintf(stderr, "clsort bench: bad case '%s'\n", tok);
+                    return 2;
+                }
+                k++;
+            }
+            cfg.cases = cases;
+            cfg.ncases = k;
+        }
         else if (!strcmp(a, "--no-qsort"))
             cfg.qsort = 0;
         else if (!strcmp(a, "--min-reps") && next)
@@ -141,6 +161,14 @@ static int cmd_bench(int argc, char **argv)
     bench_row rows[128];
     size_t nrows = 0;
     char err[8192];
+    double gbs = 0;
+    if (copy) {
+        gbs = bench_copy_bandwidth(cfg.device, err, sizeof err);
+        if (gbs > 0)
+            printf("copy bandwidth: %.1f GB/s (read + write, clEnqueueCopyBuffer)\n", gbs);
+        else
+            fprintf(stderr, "clsort bench: %s\n", err);
+    }
     clsort_status s = bench_run(&cfg, rows, 128, &nrows, err, sizeof err);
     bench_print(stdout, rows, nrows);
     if (json) {

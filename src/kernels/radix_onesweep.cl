@@ -187,11 +187,15 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     /* ---- NVIDIA: warp-striped tile, per-warp counts, match.any ranking */
 #define WARPS (CLSORT_OS_WG / 32)
 #define STAGE_BYTES (CLSORT_KEY_BYTES > CLSORT_VAL_BYTES ? CLSORT_KEY_BYTES : CLSORT_VAL_BYTES)
-    local uint lwh[WARPS * RADIX];
+#define STAGE_U64 ((OS_TILE * STAGE_BYTES + 7) / 8)
+#define WH_U64 ((WARPS * RADIX * 4 + 7) / 8)
+    /* The warps' counters are dead once the tile is ranked: the staging of
+     * the sorted tile reuses their memory. */
+    local ulong stage[STAGE_U64 > WH_U64 ? STAGE_U64 : WH_U64];
+    local uint *lwh = (local uint *)stage;
     local uint lstart[RADIX], lcount[RADIX];
     local idx_t ltg[RADIX];
     local uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
-    local ulong stage[(OS_TILE * STAGE_BYTES + 7) / 8];
     local uint tile_l;
     const uint lid = get_local_id(0);
     const uint lane = lid & 31u, warp = lid >> 5;
@@ -260,6 +264,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     }
     /* Stage the tile in digit order, then look back (its latency overlaps
      * the other work-groups' progress), then write it out. */
+    barrier(CLK_LOCAL_MEM_FENCE); /* every warp is done with its counters */
     local KEY_T *skeys = (local KEY_T *)stage;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)

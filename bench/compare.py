@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""compare.py - one table of clsort against CUB (and other peers) from the
+JSON the benchmark programs wrote in the same run, plus a PNG plot.
+
+usage: compare.py --clsort clsort.json [--cub cub.jsonl] [--copy-gbs G]
+                  [--md out.md] [--png out.png] [--title T]
+"""
+import argparse
+import json
+import math
+import sys
+
+
+def load_rows(path):
+    text = open(path).read().strip()
+    if not text:
+        return []
+    if text.startswith("["):
+        return json.loads(text)
+    return [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")]
+
+
+def model_bytes(case):
+    """Bytes moved per key by an LSD sort of 8-bit digits with one upfront
+    histogram read: k (histogram) + passes * 2 * (k + v)."""
+    spec = case.split("@")[0]
+    bits = None
+    if ":" in spec:
+        spec, b, e = spec.split(":")
+        bits = int(e) - int(b)
+    key, _, val = spec.partition("+")
+    k = {"u8": 1, "u16": 2, "u32": 4, "u64": 8}[key]
+    v = int(val) if val else 0
+    if bits is None:
+        bits = 8 * k
+    passes = math.ceil(bits / 8)
+    return k + passes * 2 * (k + v)
+
+
+def fmt_rate(mk):
+    return f"{mk / 1000:.2f} G" if mk >= 1000 else f"{mk:.0f} M"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clsort", required=True)
+    ap.add_argument("--cub")
+    ap.add_argument("--copy-gbs", type=float, default=0)
+    ap.add_argument("--md")
+    ap.add_argument("--png")
+    ap.add_argument("--title", default="clsort vs CUB")
+    a = ap.parse_args()
+    ours = load_rows(a.clsort)
+    cub = {(r["case"], r["n"]): r for r in load_rows(a.cub)} if a.cub else {}
+    lines = []
+    hdr = "| case | n | clsort ms | clsort rate | CUB ms | CUB rate | clsort/CUB | of copy limit |"
+    lines.append(hdr)
+    lines.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in ours:
+        c = cub.get((r["case"], r["n"]))
+        limit = ""
+        if a.copy_gbs > 0:
+            lim_mk = a.copy_gbs * 1e3 / model_bytes(r["case"])  # GB/s / B = Gkeys/s -> M
+            limit = f"{r['mkeys_per_s'] / lim_mk:.0%} of {fmt_rate(lim_mk)}"
+        ratio = f"{c['ms'] / r['ms']:.2f}x" if c and r["ms"] > 0 else ""
+        check = "" if r.get("correct", True) else " WRONG"
+        lines.append(
+            f"| {r['case']} | {r['n']} | {r['ms']:.3f} | {fmt_rate(r['mkeys_per_s'])}{check} | "
+            + (f"{c['ms']:.3f} | {fmt_rate(c['mkeys_per_s'])} | " if c else "| | ")
+            + f"{ratio} | {limit} |")
+    table = "\n".join(lines)
+    print(table)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(table + "\n")
+    if a.png:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("compare.py: no matplotlib, no plot", file=sys.stderr)
+            return
+        fig, ax = plt.subplots(figsize=(8, 5))
+        cases = sorted({r["case"] for r in ours})
+        for case in cases:
+            pts = sorted((r["n"], r["mkeys_per_s"]) for r in ours if r["case"] == case)
+            line, = ax.plot([p[0] for p in pts], [p[1] / 1e3 for p in pts], "o-",
+                            label=f"clsort {case}")
+            cpts = sorted((n, r["mkeys_per_s"]) for (cs, n), r in cub.items() if cs == case)
+            if cpts:
+                ax.plot([p[0] for p in cpts], [p[1] / 1e3 for p in cpts], "s--",
+                        color=line.get_color(), label=f"CUB {case}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (keys)")
+        ax.set_ylabel("GKeys/s")
+        ax.set_title(a.title)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=110)
+
+
+if __name__ == "__main__":
+    main()

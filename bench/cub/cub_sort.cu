@@ -1,0 +1,199 @@
+// cub_sort.cu - NVIDIA CUB's DeviceRadixSort on the same inputs as
+// `clsort bench` (the same generator, bench/data.c, and the same case
+// strings), timed with CUDA events around the sort only, median of reps.
+// Built by bench/gpu_compare.sh where nvcc is present; not part of clsort.
+//
+// usage: cub_sort --cases u32,u32+4,... --sizes 1M,8M,... [--reps N]
+// Prints one JSON object per line.
+#include <cub/cub.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "../data.h"
+}
+
+#define CK(x)                                                                             \
+    do {                                                                                  \
+        cudaError_t e_ = (x);                                                             \
+        if (e_ != cudaSuccess) {                                                          \
+            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+struct Case {
+    std::string spec;
+    clsort_type type = CLSORT_U32;
+    unsigned vbytes = 0, begin = 0, end = 0;
+    data_dist dist = DATA_UNIFORM;
+};
+
+// Parses KEY[+VALBYTES][:BEGIN:END][@DIST] as bench.c does.
+static bool parse_case(const std::string &s, Case &c)
+{
+    c.spec = s;
+    std::string rest = s;
+    size_t at = rest.find('@');
+    if (at != std::string::npos) {
+        std::string d = rest.substr(at + 1);
+        rest = rest.substr(0, at);
+        bool found = false;
+        for (int i = 0; i < DATA_DIST_COUNT; i++)
+            if (d == data_dist_name((data_dist)i)) {
+                c.dist = (data_dist)i;
+                found = true;
+            }
+        if (!found)
+            return false;
+    }
+    size_t colon = rest.find(':');
+    if (colon != std::string::npos) {
+        if (sscanf(rest.c_str() + colon, ":%u:%u", &c.begin, &c.end) != 2)
+            return false;
+        rest = rest.substr(0, colon);
+    }
+    size_t plus = rest.find('+');
+    if (plus != std::string::npos) {
+        c.vbytes = (unsigned)atoi(rest.c_str() + plus + 1);
+        rest = rest.substr(0, plus);
+    }
+    c.type = clsort_type_from_name(rest.c_str());
+    return c.type == CLSORT_U32 || c.type == CLSORT_U64;
+}
+
+static size_t parse_size(const char *s)
+{
+    char *e;
+    double v = strtod(s, &e);
+    if (*e == 'K' || *e == 'k') v *= 1024;
+    if (*e == 'M' || *e == 'm') v *= 1024 * 1024;
+    if (*e == 'G' || *e == 'g') v *= 1024.0 * 1024 * 1024;
+    return (size_t)v;
+}
+
+template <typename K, typename V>
+static double run(const Case &c, size_t n, int reps, bool &sorted)
+{
+    std::vector<K> hk(n);
+    data_fill(hk.data(), c.type, n, c.dist, 20111 + n); // the seed clsort bench uses
+    K *pk, *wk, *ok;
+    V *pv = nullptr, *wv = nullptr, *ov = nullptr;
+    CK(cudaMalloc(&pk, n * sizeof(K)));
+    CK(cudaMalloc(&wk, n * sizeof(K)));
+    CK(cudaMalloc(&ok, n * sizeof(K)));
+    CK(cudaMemcpy(pk, hk.data(), n * sizeof(K), cudaMemcpyHostToDevice));
+    const bool pairs = c.vbytes != 0;
+    if (pairs) {
+        std::vector<V> hv(n);
+        for (size_t i = 0; i < n; i++)
+            hv[i] = (V)i;
+        CK(cudaMalloc(&pv, n * sizeof(V)));
+        CK(cudaMalloc(&wv, n * sizeof(V)));
+        CK(cudaMalloc(&ov, n * sizeof(V)));
+        CK(cudaMemcpy(pv, hv.data(), n * sizeof(V), cudaMemcpyHostToDevice));
+    }
+    int begin = (int)c.begin, end = c.end ? (int)c.end : (int)(sizeof(K) * 8);
+    size_t temp = 0;
+    if (pairs)
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, temp, wk, ok, wv, ov, n, begin, end));
+    else
+        CK(cub::DeviceRadixSort::SortKeys(nullptr, temp, wk, ok, n, begin, end));
+    void *dtemp;
+    CK(cudaMalloc(&dtemp, temp));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < reps + 2; r++) {
+        CK(cudaMemcpyAsync(wk, pk, n * sizeof(K), cudaMemcpyDeviceToDevice));
+        if (pairs)
+            CK(cudaMemcpyAsync(wv, pv, n * sizeof(V), cudaMemcpyDeviceToDevice));
+        CK(cudaEventRecord(e0));
+        if (pairs)
+            CK(cub::DeviceRadixSort::SortPairs(dtemp, temp, wk, ok, wv, ov, n, begin, end));
+        else
+            CK(cub::DeviceRadixSort::SortKeys(dtemp, temp, wk, ok, n, begin, end));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (r >= 2)
+            ms.push_back(t);
+    }
+    std::vector<K> out(n);
+    CK(cudaMemcpy(out.data(), ok, n * sizeof(K), cudaMemcpyDeviceToHost));
+    K mask = 0;
+    for (int b = begin; b < end; b++)
+        mask |= (K)1 << b;
+    sorted = true;
+    for (size_t i = 1; i < n; i++)
+        if ((out[i - 1] & mask) > (out[i] & mask)) {
+            sorted = false;
+            break;
+        }
+    cudaFree(pk); cudaFree(wk); cudaFree(ok); cudaFree(dtemp);
+    if (pairs) { cudaFree(pv); cudaFree(wv); cudaFree(ov); }
+    std::sort(ms.begin(), ms.end());
+    size_t m = ms.size();
+    return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    std::vector<std::string> cases;
+    std::vector<size_t> sizes;
+    int reps = 20;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto split = [](const char *s, std::vector<std::string> &out) {
+            std::string t = s;
+            size_t p;
+            while ((p = t.find(',')) != std::string::npos) {
+                out.push_back(t.substr(0, p));
+                t = t.substr(p + 1);
+            }
+            if (!t.empty())
+                out.push_back(t);
+        };
+        if (a == "--cases" && i + 1 < argc)
+            split(argv[++i], cases);
+        else if (a == "--sizes" && i + 1 < argc) {
+            std::vector<std::string> s;
+            split(argv[++i], s);
+            for (auto &x : s)
+                sizes.push_back(parse_size(x.c_str()));
+        } else if (a == "--reps" && i + 1 < argc)
+            reps = atoi(argv[++i]);
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    for (auto &cs : cases) {
+        Case c;
+        if (!parse_case(cs, c)) {
+            fprintf(stderr, "cub_sort: unsupported case '%s'\n", cs.c_str());
+            return 2;
+        }
+        for (size_t n : sizes) {
+            bool ok = false;
+            double ms;
+            if (c.type == CLSORT_U32)
+                ms = c.vbytes == 8 ? run<uint32_t, uint64_t>(c, n, reps, ok)
+                                   : run<uint32_t, uint32_t>(c, n, reps, ok);
+            else
+                ms = c.vbytes == 8 ? run<uint64_t, uint64_t>(c, n, reps, ok)
+                                   : run<uint64_t, uint32_t>(c, n, reps, ok);
+            printf("{\"lib\": \"cub\", \"case\": \"%s\", \"device\": \"%s\", \"n\": %zu, \"ms\": %.6f, "
+                   "\"mkeys_per_s\": %.3f, \"correct\": %s}\n",
+                   cs.c_str(), prop.name, n, ms, n / ms / 1e3, ok ? "true" : "false");
+            fflush(stdout);
+        }
+    }
+    return 0;
+}

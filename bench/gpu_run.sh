@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# gpu_run.sh - the whole GPU session in one command, for a machine with an
+# NVIDIA GPU, its OpenCL driver, nvcc (CUB) and PoCL:
+#   ICD set-up (from .debs/ when present), build, GPU tests, clsort against
+#   CUB on the same inputs, the PoCL CPU benchmark, one comparison table and
+#   a plot. Results go to $OUT (default ./gpu-out).
+#
+# usage: bench/gpu_run.sh [stage ...]   stages: setup build test bench cub cpu compare
+#        (default: all, in that order)
+# environment: SIZES, CASES, CPU_SIZES, TEST_FILTER
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+SIZES=${SIZES:-1M,8M,32M,256M}
+CASES=${CASES:-u32,u32+4,u64,u64+4,u32:0:10,u32:0:16,u32:0:8,u32+4@0-1023,u32+4:0:10@0-1023}
+CPU_SIZES=${CPU_SIZES:-1M,8M,32M}
+TEST_FILTER=${TEST_FILTER:-radix|key_types|float|value|buffer|bench|context}
+BUILD=build-gpu
+export CLSORT_CACHE_DIR=${CLSORT_CACHE_DIR:-/tmp/clsort-cache}
+stages=${*:-setup build test bench cub cpu compare}
+
+has() { [[ " $stages " == *" $1 "* ]]; }
+log() { echo "=== $* ($(date +%T))"; }
+
+if has setup; then
+    log setup
+    if [ -d .debs ]; then
+        for f in .debs/*.deb; do dpkg -x "$f" /; done
+        mkdir -p /etc/OpenCL/vendors
+        [ -e /usr/lib/libnvidia-opencl.so.1 ] &&
+            echo /usr/lib/libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+        ldconfig
+    fi
+    clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu \
+        --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
+fi
+
+if has build; then
+    log build
+    { cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release && cmake --build $BUILD -j"$(nproc)"; } \
+        > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+    ./$BUILD/clsort info | tee "$OUT/info.txt"
+    if command -v nvcc > /dev/null; then
+        # CUB, built beside clsort from the source in bench/cub (in the background)
+        (nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude bench/cub/cub_sort.cu bench/data.c \
+            -o $BUILD/cub_sort > "$OUT/nvcc.log" 2>&1; echo "nvcc exit $?" >> "$OUT/nvcc.log") &
+    fi
+fi
+
+if has test; then
+    log "tests on the GPU ($TEST_FILTER)"
+    (cd $BUILD && CLSORT_TEST_DEVICE=gpu ctest -j8 -R "$TEST_FILTER" --timeout 400 \
+        --output-on-failure > "$OUT/ctest-gpu.log" 2>&1)
+    grep -E "tests passed|FAIL|Failed|Timeout|\*\*\*" "$OUT/ctest-gpu.log" | head -30
+fi
+
+if has bench; then
+    log "clsort on the GPU"
+    ./$BUILD/clsort bench --device gpu --cases "$CASES" --sizes "$SIZES" --no-qsort \
+        --min-reps 10 --copy --json "$OUT/clsort_gpu.json" 2>&1 | tee "$OUT/clsort_gpu.txt"
+    log "headline (clsort bench on the default device)"
+    ./$BUILD/clsort bench --json "$OUT/headline_gpu.json" 2>&1 | tee "$OUT/headline_gpu.txt"
+fi
+
+if has cub; then
+    wait
+    log CUB
+    tail -3 "$OUT/nvcc.log" 2>/dev/null
+    if [ -x $BUILD/cub_sort ]; then
+        ./$BUILD/cub_sort --cases "$CASES" --sizes "$SIZES" --reps 20 > "$OUT/cub.jsonl" 2> "$OUT/cub.err"
+        tail -3 "$OUT/cub.err"
+    fi
+fi
+
+if has cpu; then
+    log "clsort on the CPU (PoCL)"
+    ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy \
+        --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
+fi
+
+if has compare; then
+    log compare
+    gbs=$(sed -n 's/^copy bandwidth: \([0-9.]*\).*/\1/p' "$OUT/clsort_gpu.txt" 2>/dev/null | head -1)
+    python3 bench/compare.py --clsort "$OUT/clsort_gpu.json" \
+        $( [ -s "$OUT/cub.jsonl" ] && echo --cub "$OUT/cub.jsonl" ) \
+        --copy-gbs "${gbs:-0}" --md "$OUT/compare.md" --png "$OUT/gpu.png" \
+        --title "clsort (OpenCL) vs CUB, $(head -2 "$OUT/nvidia-smi.txt" | tail -1 | cut -d, -f1)"
+fi
+log done
