@@ -88,19 +88,20 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static uint64_t get_key(const void *p, size_t i, size_t bytes)
+static inline uint64_t get_key(const void *p, size_t i, size_t bytes)
 {
     const unsigned char *c = (const unsigned char *)p + i * bytes;
-    uint64_t v = 0;
-    memcpy(&v, c, bytes); /* little-endian hosts */
-    return v;
+    switch (bytes) { /* constant-size copies compile to single loads */
+    case 1: return *c;
+    case 2: { uint16_t v; memcpy(&v, c, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, c, 4); return v; }
+    default: { uint64_t v; memcpy(&v, c, 8); return v; }
+    }
 }
 
-static uint64_t get_val(const void *p, size_t i, size_t bytes)
+static inline uint64_t get_val(const void *p, size_t i, size_t bytes)
 {
-    uint64_t v = 0;
-    memcpy(&v, (const unsigned char *)p + i * bytes, bytes);
-    return v;
+    return get_key(p, i, bytes);
 }
 
 static void set_err(char *err, size_t size, const char *what, clsort_status s, clsort_context *ctx)
@@ -319,6 +320,8 @@ timed:
         set_err(err, errsize, c->name, st, ctx);
         goto out;
     }
+    if (cfg->log && clsort_context_build_log(ctx)[0])
+        fprintf(cfg->log, "--- build log (%s):\n%s\n", c->name, clsort_context_build_log(ctx));
     double times[1000];
     int reps = 0;
     double spent = 0;
@@ -331,6 +334,11 @@ timed:
         }
         times[reps++] = ms;
         spent += now_ms() - w0;
+    }
+    if (cfg->profile && clsort_context_set_profiling(ctx, 1) == CLSORT_SUCCESS) {
+        timed_sort(ctx, q, c, n, &b, &st);
+        clsort_context_profile(ctx, row->profile, sizeof row->profile);
+        clsort_context_set_profiling(ctx, 0);
     }
     qsort(times, (size_t)reps, sizeof times[0], cmp_double);
     row->reps = reps;
@@ -415,6 +423,8 @@ void bench_print(FILE *f, const bench_row *rows, size_t nrows)
         const bench_row *r = &rows[i];
         fprintf(f, "%-12s %11zu %11.3f %12.1f %11.1f %9.1f %5d %s\n", r->name, r->n, r->ms,
                 r->mkeys, r->qsort_ms, r->speedup, r->reps, r->correct ? "ok" : "WRONG");
+        if (r->profile[0])
+            fprintf(f, "%s", r->profile);
     }
 }
 

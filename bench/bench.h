@@ -33,6 +33,7 @@ typedef struct bench_row {
     double speedup;   /* qsort_ms / ms */
     int reps;
     int correct;      /* 1: result checked and right */
+    char profile[1024]; /* per-kernel device times of one sort (with profile) */
 } bench_row;
 
 typedef struct bench_config {
@@ -48,6 +49,8 @@ typedef struct bench_config {
                             its result element by element; without it the
                             check is O(n): order, key multiset, permutation */
     uint64_t seed;
+    int profile;         /* fill bench_row.profile */
+    FILE *log;           /* if set: build logs of the kernels built */
 } bench_config;
 
 /* The headline cases: u32 keys, and u32 keys with u32 values. */

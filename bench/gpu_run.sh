@@ -5,8 +5,8 @@
 #   CUB on the same inputs, the PoCL CPU benchmark, one comparison table and
 #   a plot. Results go to $OUT (default ./gpu-out).
 #
-# usage: bench/gpu_run.sh [stage ...]   stages: setup build test bench cub cpu compare
-#        (default: all, in that order)
+# usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
+#        test cpu (default: all, in that order); they run in the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER
 set -u
 cd "$(dirname "$0")/.."
@@ -18,12 +18,11 @@ CPU_SIZES=${CPU_SIZES:-1M,8M,32M}
 TEST_FILTER=${TEST_FILTER:-radix|key_types|float|value|buffer|bench|context}
 BUILD=build-gpu
 export CLSORT_CACHE_DIR=${CLSORT_CACHE_DIR:-/tmp/clsort-cache}
-stages=${*:-setup build test bench cub cpu compare}
+stages=${*:-setup build tune bench cub compare test cpu}
 
-has() { [[ " $stages " == *" $1 "* ]]; }
 log() { echo "=== $* ($(date +%T))"; }
 
-if has setup; then
+stage_setup() {
     log setup
     if [ -d .debs ]; then
         for f in .debs/*.deb; do dpkg -x "$f" /; done
@@ -35,9 +34,9 @@ if has setup; then
     clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu \
         --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
-fi
+}
 
-if has build; then
+stage_build() {
     log build
     { cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release && cmake --build $BUILD -j"$(nproc)"; } \
         > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
@@ -45,26 +44,27 @@ if has build; then
     if command -v nvcc > /dev/null; then
         # CUB, built beside clsort from the source in bench/cub (in the background)
         (nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude bench/cub/cub_sort.cu bench/data.c \
-            -o $BUILD/cub_sort > "$OUT/nvcc.log" 2>&1; echo "nvcc exit $?" >> "$OUT/nvcc.log") &
+            $BUILD/libclsort.a -lOpenCL -o $BUILD/cub_sort > "$OUT/nvcc.log" 2>&1
+         echo "nvcc exit $?" >> "$OUT/nvcc.log") &
     fi
-fi
+}
 
-if has test; then
+stage_test() {
     log "tests on the GPU ($TEST_FILTER)"
     (cd $BUILD && CLSORT_TEST_DEVICE=gpu ctest -j8 -R "$TEST_FILTER" --timeout 400 \
         --output-on-failure > "$OUT/ctest-gpu.log" 2>&1)
     grep -E "tests passed|FAIL|Failed|Timeout|\*\*\*" "$OUT/ctest-gpu.log" | head -30
-fi
+}
 
-if has bench; then
+stage_bench() {
     log "clsort on the GPU"
     ./$BUILD/clsort bench --device gpu --cases "$CASES" --sizes "$SIZES" --no-qsort \
         --min-reps 10 --copy --json "$OUT/clsort_gpu.json" 2>&1 | tee "$OUT/clsort_gpu.txt"
     log "headline (clsort bench on the default device)"
     ./$BUILD/clsort bench --json "$OUT/headline_gpu.json" 2>&1 | tee "$OUT/headline_gpu.txt"
-fi
+}
 
-if has cub; then
+stage_cub() {
     wait
     log CUB
     tail -3 "$OUT/nvcc.log" 2>/dev/null
@@ -72,20 +72,34 @@ if has cub; then
         ./$BUILD/cub_sort --cases "$CASES" --sizes "$SIZES" --reps 20 > "$OUT/cub.jsonl" 2> "$OUT/cub.err"
         tail -3 "$OUT/cub.err"
     fi
-fi
+}
 
-if has cpu; then
+stage_cpu() {
     log "clsort on the CPU (PoCL)"
     ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy \
         --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
-fi
+}
 
-if has compare; then
+stage_compare() {
     log compare
     gbs=$(sed -n 's/^copy bandwidth: \([0-9.]*\).*/\1/p' "$OUT/clsort_gpu.txt" 2>/dev/null | head -1)
     python3 bench/compare.py --clsort "$OUT/clsort_gpu.json" \
         $( [ -s "$OUT/cub.jsonl" ] && echo --cub "$OUT/cub.jsonl" ) \
         --copy-gbs "${gbs:-0}" --md "$OUT/compare.md" --png "$OUT/gpu.png" \
         --title "clsort (OpenCL) vs CUB, $(head -2 "$OUT/nvidia-smi.txt" | tail -1 | cut -d, -f1)"
-fi
+}
+
+stage_tune() {
+    log "tune (u32 keys, 32M)"
+    ./$BUILD/clsort tune --device gpu --n 32M 2>&1 | tee "$OUT/tune_gpu.txt" | tail -14
+    log "register report of the tuned kernels"
+    CLSORT_CACHE_DIR= CLSORT_BUILD_OPTIONS=-cl-nv-verbose ./$BUILD/clsort bench --device gpu \
+        --cases u32,u32+4,u64 --sizes 256M --no-qsort --min-reps 3 --profile --build-log \
+        > "$OUT/buildlog_gpu.txt" 2>&1
+    grep -E "registers|spill|stack|case|onesweep|upfront|plan|finish|fill|^u" "$OUT/buildlog_gpu.txt" | head -60
+}
+
+for st in $stages; do
+    if declare -f "stage_$st" > /dev/null; then "stage_$st"; else echo "unknown stage $st"; fi
+done
 log done

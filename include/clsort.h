@@ -172,6 +172,21 @@ cl_command_queue clsort_context_queue(const clsort_context *ctx);
 cl_context clsort_context_cl_context(const clsort_context *ctx);
 cl_device_id clsort_context_device(const clsort_context *ctx);
 
+/* The log of the last kernel program this context built from source, with
+ * the compiler's remarks ("" when none was built; programs loaded from the
+ * cache have no log). $CLSORT_BUILD_OPTIONS, read at creation, adds options
+ * to every build (e.g. -cl-nv-verbose for NVIDIA's register report). */
+const char *clsort_context_build_log(const clsort_context *ctx);
+
+/* Profiling. With on non-zero, and a queue created with
+ * CL_QUEUE_PROFILING_ENABLE (see clsort_context_create_from_queue), the
+ * context keeps an event for every command it enqueues. clsort_context_profile
+ * waits for them, writes one line per kernel ("name count total_ms") to buf
+ * (NUL-terminated, truncated to size), clears the records and returns the
+ * length it needed. Blocks. */
+clsort_status clsort_context_set_profiling(clsort_context *ctx, int on);
+size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size);
+
 /* ------------------------------------------------------------------ devices */
 
 typedef struct clsort_device_info {

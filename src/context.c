@@ -271,6 +271,9 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
         }
     }
     ctx->tuning = ctx->tuned;
+    const char *extra = getenv("CLSORT_BUILD_OPTIONS");
+    if (extra && extra[0] && !(ctx->extra_options = strdup(extra)))
+        return clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     const char *spec = cfg && cfg->tuning ? cfg->tuning : getenv("CLSORT_TUNING");
     if (spec && spec[0]) {
         char err[512];
@@ -444,6 +447,10 @@ void clsort_context_release(clsort_context *ctx)
         if (ctx->cl)
             clReleaseContext(ctx->cl);
     }
+    clsort_profile_clear(ctx);
+    free(ctx->prof);
+    free(ctx->build_log);
+    free(ctx->extra_options);
     free(ctx->cache_dir);
     free(ctx->error);
     free(ctx);

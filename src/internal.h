@@ -146,7 +146,19 @@ struct clsort_context {
     size_t pool_size[CLSORT_SLOT_COUNT];
     char *error;
     size_t error_cap;
+    char *build_log;     /* of the last program built from source */
+    char *extra_options; /* $CLSORT_BUILD_OPTIONS */
+    bool profiling;
+    struct clsort_prof_rec {
+        const char *name; /* static */
+        cl_event event;
+    } *prof;
+    size_t nprof, prof_cap;
 };
+
+/* Records a command's event when profiling (takes the reference). */
+void clsort_profile_add(clsort_context *ctx, const char *name, cl_event ev);
+void clsort_profile_clear(clsort_context *ctx);
 
 /* Records a failure: message "<what>: <details>" (printf-style) in the
  * context (or the thread's creation message when ctx is NULL). Returns

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* program.c - building kernel programs, with an in-memory cache per context
  * and the disk cache of cache.c, and small enqueue helpers. */
 #include "internal.h"
@@ -117,8 +118,10 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
         return clsort_fail(ctx, err, "clCreateProgramWithSource failed: %s",
                            clsort_status_string(err));
     err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    free(ctx->build_log);
+    ctx->build_log = build_log(prog, ctx->device);
     if (err != CL_SUCCESS) {
-        char *log = build_log(prog, ctx->device);
+        char *log = ctx->build_log ? strdup(ctx->build_log) : NULL;
         clsort_fail(ctx, CLSORT_ERROR_BUILD_FAILED,
                     "building kernels (%s) with options '%s' failed: %s\n--- build log ---\n",
                     files[nfiles - 1], options, clsort_status_string(err));
@@ -132,8 +135,11 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
 }
 
 clsort_status clsort_program_get(clsort_context *ctx, const char *const *files, size_t nfiles,
-                                 const char *options, clsort_program **out)
+                                 const char *base_options, clsort_program **out)
 {
+    char options[2048];
+    snprintf(options, sizeof options, "%s%s%s", base_options, ctx->extra_options ? " " : "",
+             ctx->extra_options ? ctx->extra_options : "");
     char *key = make_key(ctx, files, nfiles, options);
     if (!key)
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -239,13 +245,16 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, const char *name, 
 {
     const cl_event *wait;
     cl_uint nwait = clsort_seq_take(seq, &wait);
+    cl_event ev = NULL;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, local ? &local : NULL,
-                                        nwait, wait, NULL);
+                                        nwait, wait, ctx->profiling ? &ev : NULL);
     if (err != CL_SUCCESS) {
         seq->nwait = nwait; /* nothing was enqueued: the wait list still applies */
         seq->wait = wait;
         return enqueue_error(ctx, err, name);
     }
+    if (ev)
+        clsort_profile_add(ctx, name, ev);
     return CLSORT_SUCCESS;
 }
 
@@ -257,13 +266,16 @@ clsort_status clsort_fill(clsort_context *ctx, cl_mem buf, size_t offset, size_t
     const cl_event *wait;
     cl_uint nwait = clsort_seq_take(seq, &wait);
     const cl_uint zero = 0;
+    cl_event ev = NULL;
     cl_int err = clEnqueueFillBuffer(ctx->queue, buf, &zero, sizeof zero, offset, bytes, nwait,
-                                     wait, NULL);
+                                     wait, ctx->profiling ? &ev : NULL);
     if (err != CL_SUCCESS) {
         seq->nwait = nwait;
         seq->wait = wait;
         return enqueue_error(ctx, err, "clEnqueueFillBuffer");
     }
+    if (ev)
+        clsort_profile_add(ctx, "fill", ev);
     return CLSORT_SUCCESS;
 }
 
@@ -274,13 +286,16 @@ clsort_status clsort_copy(clsort_context *ctx, cl_mem src, size_t src_off, cl_me
         return CLSORT_SUCCESS;
     const cl_event *wait;
     cl_uint nwait = clsort_seq_take(seq, &wait);
+    cl_event ev = NULL;
     cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_off, dst_off, bytes, nwait, wait,
-                                     NULL);
+                                     ctx->profiling ? &ev : NULL);
     if (err != CL_SUCCESS) {
         seq->nwait = nwait;
         seq->wait = wait;
         return enqueue_error(ctx, err, "clEnqueueCopyBuffer");
     }
+    if (ev)
+        clsort_profile_add(ctx, "copy", ev);
     return CLSORT_SUCCESS;
 }
 
@@ -294,4 +309,89 @@ clsort_status clsort_seq_finish(clsort_context *ctx, clsort_seq *seq, cl_event *
     if (err != CL_SUCCESS)
         return enqueue_error(ctx, err, "clEnqueueMarkerWithWaitList");
     return CLSORT_SUCCESS;
+}
+
+/* ------------------------------------------------------------- profiling */
+
+void clsort_profile_add(clsort_context *ctx, const char *name, cl_event ev)
+{
+    if (ctx->nprof == ctx->prof_cap) {
+        size_t cap = ctx->prof_cap ? ctx->prof_cap * 2 : 64;
+        void *p = realloc(ctx->prof, cap * sizeof *ctx->prof);
+        if (!p) {
+            clReleaseEvent(ev);
+            return;
+        }
+        ctx->prof = p;
+        ctx->prof_cap = cap;
+    }
+    ctx->prof[ctx->nprof].name = name;
+    ctx->prof[ctx->nprof].event = ev;
+    ctx->nprof++;
+}
+
+void clsort_profile_clear(clsort_context *ctx)
+{
+    for (size_t i = 0; i < ctx->nprof; i++)
+        clReleaseEvent(ctx->prof[i].event);
+    ctx->nprof = 0;
+}
+
+clsort_status clsort_context_set_profiling(clsort_context *ctx, int on)
+{
+    if (!ctx)
+        return CLSORT_ERROR_INVALID_ARGUMENT;
+    cl_command_queue_properties props = 0;
+    clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    if (on && !(props & CL_QUEUE_PROFILING_ENABLE))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_QUEUE,
+                           "profiling needs a queue created with CL_QUEUE_PROFILING_ENABLE");
+    ctx->profiling = on != 0;
+    if (!on)
+        clsort_profile_clear(ctx);
+    return CLSORT_SUCCESS;
+}
+
+size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size)
+{
+    char text[4096];
+    size_t len = 0;
+    text[0] = '\0';
+    if (ctx) {
+        const char *names[32];
+        double ms[32];
+        unsigned count[32];
+        size_t nn = 0;
+        for (size_t i = 0; i < ctx->nprof; i++) {
+            cl_ulong t0 = 0, t1 = 0;
+            clWaitForEvents(1, &ctx->prof[i].event);
+            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+            size_t k = 0;
+            while (k < nn && strcmp(names[k], ctx->prof[i].name))
+                k++;
+            if (k == nn) {
+                if (nn == 32)
+                    continue;
+                names[nn] = ctx->prof[i].name;
+                ms[nn] = 0;
+                count[nn] = 0;
+                nn++;
+            }
+            ms[k] += t1 > t0 ? (double)(t1 - t0) / 1e6 : 0;
+            count[k]++;
+        }
+        for (size_t k = 0; k < nn && len < sizeof text; k++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%-24s %5u %10.4f ms\n", names[k],
+                                    count[k], ms[k]);
+        clsort_profile_clear(ctx);
+    }
+    if (buf && size)
+        snprintf(buf, size, "%s", text);
+    return len;
+}
+
+const char *clsort_context_build_log(const clsort_context *ctx)
+{
+    return ctx && ctx->build_log ? ctx->build_log : "";
 }

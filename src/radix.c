@@ -63,7 +63,7 @@ static size_t os_local_bytes(const radix_shape *s, unsigned items)
                R * ib + scan_words(s->os_wg) * 4 + 4;
     default: {
         size_t sb = s->key_bytes > s->val_bytes ? s->key_bytes : s->val_bytes;
-        size_t stage = div_up(tile * sb, 8) * 8, wh = div_up((s->os_wg / 32) * R * 4, 8) * 8;
+        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up((s->os_wg / 32) * R * 4, 16) * 16;
         return (stage > wh ? stage : wh) + R * 8 + R * ib + scan_words(s->os_wg) * 4 + 4;
     }
     }

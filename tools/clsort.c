@@ -20,6 +20,8 @@ static void usage(FILE *f)
             "  bench                sort random u32 keys and (key, value) pairs at 1M, 8M and\n"
             "                       32M on the default device; print time, MKeys/s, the\n"
             "                       speed-up over qsort, and check every result\n"
+            "  tune                 time candidate kernel shapes on the device, print them\n"
+            "                       fastest first; --save stores the winner in the cache\n"
             "  help                 this text\n"
             "\n"
             "bench options:\n"
@@ -33,6 +35,16 @@ static void usage(FILE *f)
             "  --tuning SPEC        override tuned parameters (see clsort_tuning_keys)\n"
             "  --min-reps N         timed sorts per size at least (default 5)\n"
             "  --no-qsort           do not time qsort\n"
+            "  --profile            print each kernel's device time for every row\n"
+            "  --build-log          print the compiler's log of each kernel build\n"
+            "                       (with CLSORT_BUILD_OPTIONS=-cl-nv-verbose: registers)\n"
+            "\n"
+            "tune options:\n"
+            "  --device D, --tuning SPEC (the base the candidates modify)\n"
+            "  --case C             the case to time (default u32), as for bench --cases\n"
+            "  --n N                keys per sort (default 32M)\n"
+            "  --candidates S;S;..  tuning specs to try (default: a grid for the device)\n"
+            "  --save               store the fastest in the cache folder for this device\n"
             "\n"
             "environment: CLSORT_DEVICE, CLSORT_CACHE_DIR, CLSORT_TUNING\n");
 }
@@ -117,6 +129,10 @@ static int cmd_bench(int argc, char **argv)
             cfg.ncases = 1;
         else if (!strcmp(a, "--copy"))
             copy = 1;
+        else if (!strcmp(a, "--profile"))
+            cfg.profile = 1;
+        else if (!strcmp(a, "--build-log"))
+            cfg.log = stdout;
         else if (!strcmp(a, "--cases") && next) {
             char *list = argv[++i];
             size_t k = 0;
@@ -193,6 +209,162 @@ static int cmd_bench(int argc, char **argv)
     return 0;
 }
 
+
+/* The default candidates for `clsort tune`: a grid over the kernel shapes
+ * that matter on the device's kind. */
+static size_t default_candidates(const clsort_device_info *d, char specs[][128], size_t cap)
+{
+    size_t k = 0;
+    if (d->is_gpu && strstr(d->platform_name, "NVIDIA")) {
+        static const unsigned wgs[] = {256, 384, 512};
+        static const unsigned items[] = {8, 12, 16, 20, 24};
+        static const char *const ranks[] = {"ballot", "match"};
+        for (int r = 0; r < 2; r++)
+            for (int w = 0; w < 3; w++)
+                for (int i = 0; i < 5 && k < cap; i++)
+                    snprintf(specs[k++], 128, "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u",
+                             ranks[r], wgs[w], items[i]);
+    } else if (d->is_gpu) {
+        static const unsigned wgs[] = {128, 256};
+        static const unsigned items[] = {4, 8, 16};
+        for (int w = 0; w < 2; w++)
+            for (int i = 0; i < 3 && k < cap; i++)
+                snprintf(specs[k++], 128, "algorithm=onesweep,os_rank=local,os_wg=%u,os_items=%u",
+                         wgs[w], items[i]);
+        for (int w = 0; w < 2 && k < cap; w++)
+            snprintf(specs[k++], 128, "algorithm=classic,cl_wg=%u,cl_items=8", wgs[w]);
+    } else {
+        static const unsigned tiles[] = {4096, 16384, 65536, 262144};
+        static const unsigned hg[] = {1, 4};
+        for (int t = 0; t < 4; t++)
+            for (int h = 0; h < 2 && k < cap; h++)
+                snprintf(specs[k++], 128,
+                         "algorithm=onesweep,os_rank=serial,os_wg=1,os_items=%u,hist_wg=1,hist_groups=%u",
+                         tiles[t], hg[h]);
+        static const unsigned cg[] = {1, 2, 4};
+        for (int g = 0; g < 3 && k < cap; g++)
+            snprintf(specs[k++], 128, "algorithm=classic,cl_wg=1,cl_groups=%u,hist_wg=1", cg[g]);
+    }
+    return k;
+}
+
+typedef struct tune_result {
+    char spec[512];
+    double ms;
+    int ok;
+} tune_result;
+
+static int cmp_tune(const void *a, const void *b)
+{
+    const tune_result *x = a, *y = b;
+    if (x->ok != y->ok)
+        return y->ok - x->ok;
+    return (x->ms > y->ms) - (x->ms < y->ms);
+}
+
+static int cmd_tune(int argc, char **argv)
+{
+    const char *device = NULL, *base = NULL, *case_spec = "u32", *cand_list = NULL;
+    size_t n = (size_t)1 << 25;
+    int save = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--device") && next)
+            device = argv[++i];
+        else if (!strcmp(a, "--tuning") && next)
+            base = argv[++i];
+        else if (!strcmp(a, "--case") && next)
+            case_spec = argv[++i];
+        else if (!strcmp(a, "--candidates") && next)
+            cand_list = argv[++i];
+        else if (!strcmp(a, "--n") && next) {
+            if (parse_size(argv[++i], &n) != 0 || n == 0) {
+                fprintf(stderr, "clsort tune: bad --n\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--save"))
+            save = 1;
+        else {
+            fprintf(stderr, "clsort tune: unknown option '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    bench_case bc;
+    if (bench_parse_case(case_spec, &bc) != 0) {
+        fprintf(stderr, "clsort tune: bad case '%s'\n", case_spec);
+        return 2;
+    }
+    clsort_context *ctx = NULL;
+    if (clsort_context_create(&ctx, device) != CLSORT_SUCCESS) {
+        fprintf(stderr, "clsort tune: %s\n", clsort_context_last_error(NULL));
+        return 1;
+    }
+    clsort_device_info info;
+    clsort_context_device_info(ctx, &info);
+    static char specs[256][128];
+    size_t nspec = 0;
+    if (cand_list) {
+        char *list = strdup(cand_list);
+        for (char *tok = strtok(list, ";"); tok && nspec < 256; tok = strtok(NULL, ";"))
+            snprintf(specs[nspec++], 128, "%s", tok);
+        free(list);
+    } else {
+        nspec = default_candidates(&info, specs, 256);
+    }
+    printf("tuning on %s: case %s, n = %zu, %zu candidates\n", info.device_name, case_spec, n,
+           nspec);
+    tune_result *res = calloc(nspec, sizeof *res);
+    for (size_t i = 0; i < nspec; i++) {
+        snprintf(res[i].spec, sizeof res[i].spec, "%s%s%s", base ? base : "", base ? "," : "",
+                 specs[i]);
+        bench_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.device = device;
+        cfg.tuning = res[i].spec;
+        cfg.sizes = &n;
+        cfg.nsizes = 1;
+        cfg.cases = &bc;
+        cfg.ncases = 1;
+        cfg.min_reps = 5;
+        cfg.min_seconds = 0.2;
+        cfg.seed = 20111;
+        bench_row row;
+        size_t nrow = 0;
+        char err[4096];
+        clsort_status s = bench_run(&cfg, &row, 1, &nrow, err, sizeof err);
+        res[i].ok = s == CLSORT_SUCCESS && nrow == 1 && row.correct;
+        res[i].ms = res[i].ok ? row.ms : 0;
+        if (res[i].ok)
+            printf("  %9.3f ms %9.1f MKeys/s  %s\n", row.ms, row.mkeys, res[i].spec);
+        else
+            printf("  %9s    %9s          %s: %s\n", "failed", "", res[i].spec,
+                   s != CLSORT_SUCCESS ? clsort_status_string(s) : "wrong result");
+        fflush(stdout);
+    }
+    qsort(res, nspec, sizeof *res, cmp_tune);
+    printf("\nfastest first:\n");
+    for (size_t i = 0; i < nspec && i < 10; i++)
+        if (res[i].ok)
+            printf("  %9.3f ms  %s\n", res[i].ms, res[i].spec);
+    int rc = 0;
+    if (nspec > 0 && res[0].ok && save) {
+        if (clsort_context_set_tuning(ctx, res[0].spec) == CLSORT_SUCCESS &&
+            clsort_context_save_tuning(ctx) == CLSORT_SUCCESS)
+            printf("saved: later contexts on this device use %s\n", res[0].spec);
+        else {
+            fprintf(stderr, "clsort tune: %s\n", clsort_context_last_error(ctx));
+            rc = 1;
+        }
+    }
+    if (nspec == 0 || !res[0].ok)
+        rc = 1;
+    free(res);
+    clsort_context_release(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -203,6 +375,8 @@ int main(int argc, char **argv)
         return cmd_info();
     if (!strcmp(argv[1], "bench"))
         return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "tune"))
+        return cmd_tune(argc - 2, argv + 2);
     fprintf(stderr, "clsort: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -187,11 +187,11 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     /* ---- NVIDIA: warp-striped tile, per-warp counts, match.any ranking */
 #define WARPS (CLSORT_OS_WG / 32)
 #define STAGE_BYTES (CLSORT_KEY_BYTES > CLSORT_VAL_BYTES ? CLSORT_KEY_BYTES : CLSORT_VAL_BYTES)
-#define STAGE_U64 ((OS_TILE * STAGE_BYTES + 7) / 8)
-#define WH_U64 ((WARPS * RADIX * 4 + 7) / 8)
+#define STAGE_U128 ((OS_TILE * STAGE_BYTES + 15) / 16)
+#define WH_U128 ((WARPS * RADIX * 4 + 15) / 16)
     /* The warps' counters are dead once the tile is ranked: the staging of
-     * the sorted tile reuses their memory. */
-    local ulong stage[STAGE_U64 > WH_U64 ? STAGE_U64 : WH_U64];
+     * the sorted tile reuses their memory (16-byte aligned for uint4 values). */
+    local uint4 stage[STAGE_U128 > WH_U128 ? STAGE_U128 : WH_U128];
     local uint *lwh = (local uint *)stage;
     local uint lstart[RADIX], lcount[RADIX];
     local idx_t ltg[RADIX];
