@@ -91,7 +91,8 @@ stage_compare() {
 
 stage_tune() {
     log "tune (u32 keys, 32M)"
-    ./$BUILD/clsort tune --device gpu --n 32M 2>&1 | tee "$OUT/tune_gpu.txt" | tail -14
+    ./$BUILD/clsort tune --device gpu --n 32M ${TUNE_CANDIDATES:+--candidates "$TUNE_CANDIDATES"} \
+        2>&1 | tee "$OUT/tune_gpu.txt" | tail -14
     log "register report of the tuned kernels"
     CLSORT_CACHE_DIR= CLSORT_BUILD_OPTIONS=-cl-nv-verbose ./$BUILD/clsort bench --device gpu \
         --cases u32,u32+4,u64 --sizes 256M --no-qsort --min-reps 3 --profile --build-log \

@@ -41,9 +41,10 @@ typedef struct clsort_tuning {
     unsigned radix_bits; /* r */
     unsigned os_wg, os_items, os_rank;
     unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
-    unsigned hist_wg, hist_groups;       /* upfront histogram: groups per CU */
+    unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
     unsigned plan_wg;
-    unsigned skip_min; /* pass skipping from this n on (0: always) */
+    unsigned skip_min;  /* pass skipping from this n on (0: always) */
+    unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
 } clsort_tuning;
 
 /* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING

@@ -188,17 +188,21 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                                  const clsort_key_kind *key, clsort_program **prog)
 {
     char opts[1024];
+    const bool nvidia = ctx->facts.vendor == CLSORT_VENDOR_NVIDIA;
     int len = snprintf(opts, sizeof opts,
                        "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=%u "
                        "-DCLSORT_VAL_BYTES=%u -DCLSORT_INDEX64=%d -DCLSORT_NVIDIA=%d "
-                       "-DCLSORT_RADIX_BITS=%u -DCLSORT_HIST_WG=%u -DCLSORT_PLAN_WG=%u",
-                       key->bytes, key->kind, s->val_bytes, s->index64 ? 1 : 0,
-                       ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, s->r, s->hist_wg,
-                       s->plan_wg);
+                       "-DCLSORT_RADIX_BITS=%u -DCLSORT_HIST_WG=%u -DCLSORT_HIST_ITEMS=%u "
+                       "-DCLSORT_PLAN_WG=%u",
+                       key->bytes, key->kind, s->val_bytes, s->index64 ? 1 : 0, nvidia ? 1 : 0,
+                       s->r, s->hist_wg, ctx->tuning.hist_items, s->plan_wg);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
-        snprintf(opts + len, sizeof opts - (size_t)len,
-                 " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u", s->os_wg,
-                 s->os_items, s->rank);
+        len += snprintf(opts + len, sizeof opts - (size_t)len,
+                        " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u", s->os_wg,
+                        s->os_items, s->rank);
+        if (nvidia && ctx->tuning.nv_maxreg)
+            snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
+                     ctx->tuning.nv_maxreg);
         static const char *const files[] = {"common.cl", "radix.cl", "radix_onesweep.cl"};
         return clsort_program_get(ctx, files, 3, opts, prog);
     }
@@ -259,7 +263,7 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
         size_t start = q * s->portion;
         size_t len = n - start < s->portion ? n - start : s->portion;
         size_t groups = (size_t)ctx->tuning.hist_groups * ctx->facts.compute_units;
-        size_t max_groups = div_up(len, (size_t)s->hist_wg * 16);
+        size_t max_groups = div_up(len, (size_t)s->hist_wg * ctx->tuning.hist_items);
         if (groups > max_groups)
             groups = max_groups;
         if (groups == 0)

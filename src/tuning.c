@@ -18,9 +18,11 @@
  *   cl_items     classic keys per work-item in a scatter tile
  *   cl_groups    classic work-groups per compute unit
  *   hist_wg      upfront histogram work-group size
+ *   hist_items   upfront histogram keys per work-item per round
  *   hist_groups  upfront histogram work-groups per compute unit
  *   plan_wg      work-group size of the single-group plan and scan kernels
  *   skip_min     pass skipping is tried from this n on
+ *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none)
  */
 #include "internal.h"
 
@@ -36,24 +38,36 @@ typedef struct tuning_row {
     clsort_tuning t;
 } tuning_row;
 
-/* Column order: algorithm, radix_bits, os_wg, os_items, os_rank,
- * cl_wg, cl_items, cl_groups, hist_wg, hist_groups, plan_wg, skip_min. */
+#define ONESWEEP CLSORT_ALGORITHM_ONESWEEP
+#define CLASSIC CLSORT_ALGORITHM_CLASSIC
 static const tuning_row table[] = {
-    {"NVIDIA GPUs: onesweep, ballot ranking (CUB's sm90 tile is 384 x 20)", 1,
+    {"NVIDIA GPUs: onesweep with ballot ranking (`clsort tune` on an H100)", 1,
      CLSORT_VENDOR_NVIDIA, NULL,
-     {CLSORT_ALGORITHM_ONESWEEP, 8, 384, 20, 3, 256, 8, 4, 128, 8, 256, 1u << 20}},
-    {"AMD and Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
-     {CLSORT_ALGORITHM_ONESWEEP, 8, 256, 8, 1, 256, 8, 4, 256, 8, 256, 1u << 20}},
-    {"Intel GPUs", 1, CLSORT_VENDOR_INTEL, NULL,
-     {CLSORT_ALGORITHM_ONESWEEP, 8, 256, 8, 1, 256, 8, 4, 256, 8, 256, 1u << 20}},
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 24, .os_rank = 3,
+      .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
+    {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
+      .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
+    {"Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_INTEL, NULL,
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
+      .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", 0,
      CLSORT_VENDOR_POCL, NULL,
-     {CLSORT_ALGORITHM_ONESWEEP, 8, 1, 65536, 0, 1, 1, 1, 1, 2, 64, 0}},
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
+      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
+      .hist_groups = 2, .plan_wg = 64, .skip_min = 0}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
-     {CLSORT_ALGORITHM_CLASSIC, 8, 1, 65536, 0, 1, 1, 1, 1, 2, 64, 0}},
+     {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
+      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
+      .hist_groups = 2, .plan_wg = 64, .skip_min = 0}},
     {"default: the classic strategy needs no forward progress between groups", -1,
      CLSORT_VENDOR_OTHER, NULL,
-     {CLSORT_ALGORITHM_CLASSIC, 8, 128, 8, 1, 128, 8, 4, 128, 8, 128, 1u << 20}},
+     {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 128, .os_items = 8, .os_rank = 1,
+      .cl_wg = 128, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
+      .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20}},
 };
 
 void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
@@ -93,9 +107,11 @@ static const field fields[] = {
     F(cl_items, 1, 64, "classic keys per work-item in a scatter tile"),
     F(cl_groups, 1, 64, "classic work-groups per compute unit"),
     F(hist_wg, 1, 1024, "upfront histogram work-group size"),
+    F(hist_items, 1, 64, "upfront histogram keys per work-item per round"),
     F(hist_groups, 1, 64, "upfront histogram work-groups per compute unit"),
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
+    F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -244,6 +260,10 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
     }
     if (t->cl_wg > 1 && (uint64_t)t->cl_wg * t->cl_items > 65536) {
         snprintf(err, errsize, "cl_wg * cl_items must be at most 65536");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if (t->os_rank >= CLSORT_RANK_MATCH && (uint64_t)t->os_wg * t->os_items > 65536) {
+        snprintf(err, errsize, "os_rank=%s needs os_wg * os_items <= 65536", rank_names[t->os_rank]);
         return CLSORT_ERROR_INVALID_TUNING;
     }
     if ((uint64_t)t->os_wg * t->os_items > (1u << 28)) {

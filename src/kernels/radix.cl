@@ -20,8 +20,9 @@
  *
  * Defines it needs, besides common.cl's:
  *   CLSORT_RADIX_BITS  r, 1..8
- *   CLSORT_HIST_WG     work-group size of clsort_radix_upfront (power of 2)
- *   CLSORT_PLAN_WG     work-group size of clsort_radix_plan (power of 2)
+ *   CLSORT_HIST_WG     work-group size of clsort_radix_upfront
+ *   CLSORT_HIST_ITEMS  keys each of its work-items loads per round
+ *   CLSORT_PLAN_WG     work-group size of clsort_radix_plan
  */
 #ifndef CLSORT_RADIX_BITS
 #error "radix.cl needs CLSORT_RADIX_BITS"
@@ -31,6 +32,9 @@
 #endif
 #ifndef CLSORT_PLAN_WG
 #error "radix.cl needs CLSORT_PLAN_WG"
+#endif
+#ifndef CLSORT_HIST_ITEMS
+#error "radix.cl needs CLSORT_HIST_ITEMS"
 #endif
 
 #define RADIX (1u << CLSORT_RADIX_BITS)
@@ -99,12 +103,23 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
     FOR_EACH_LOCAL(e, passes * RADIX)
         h[e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (idx_t i = lo + lid; i < hi; i += CLSORT_HIST_WG) {
-        KEY_T k = keys[i];
+    /* CLSORT_HIST_ITEMS keys per work-item per round, all loads issued
+     * before the first count, so that enough loads are in flight. */
+    for (idx_t base = lo; base < hi; base += CLSORT_HIST_WG * CLSORT_HIST_ITEMS) {
+        KEY_T k[CLSORT_HIST_ITEMS];
+#pragma unroll
+        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+            idx_t i = base + j * CLSORT_HIST_WG + lid;
+            k[j] = i < hi ? keys[i] : (KEY_T)0;
+        }
         for (uint p = 0; p < passes; p++) {
-            uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-            atomic_inc(&h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
-                                              descending ? mask : 0)]);
+            const uint shift = clsort_pass_shift(begin_bit, p);
+            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+            const uint flip = descending ? mask : 0;
+#pragma unroll
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+                if (base + j * CLSORT_HIST_WG + lid < hi)
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -210,20 +210,19 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint cnt = min((uint)OS_TILE, portion_len - t0);
     const uint wbase = warp * (32 * CLSORT_OS_ITEMS) + lane;
 
+    /* Registers are what limits occupancy here: keep the keys, recompute
+     * digits when needed, and pack two 16-bit ranks into each word. */
+    const bool full = cnt == OS_TILE;
+#define ITEM_OK(j) (full || wbase + (j) * 32 < cnt)
+#define DIG(k) DIGIT_OF(k, shift, mask, flip)
     KEY_T keys[CLSORT_OS_ITEMS];
-    uint dig[CLSORT_OS_ITEMS];
 #pragma unroll
-    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
-        uint i = wbase + j * 32;
-        keys[j] = i < cnt ? src[t0 + i] : (KEY_T)0;
-    }
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
+        keys[j] = ITEM_OK(j) ? src[t0 + wbase + j * 32] : (KEY_T)0;
 #pragma unroll
-    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
-        uint i = wbase + j * 32;
-        dig[j] = i < cnt ? DIGIT_OF(keys[j], shift, mask, flip) : RADIX - 1;
-        if (i < cnt)
-            atomic_inc(&wh[dig[j]]);
-    }
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
+        if (ITEM_OK(j))
+            atomic_inc(&wh[DIG(keys[j])]);
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(d, RADIX) {
         uint tot = 0;
@@ -245,42 +244,58 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 
     /* Rank: the peers of a key (same digit, same warp) get consecutive
      * places after what the warp's earlier keys of that digit took; the
-     * highest peer bumps the warp's counter and broadcasts the old value. */
-    uint rank[CLSORT_OS_ITEMS];
+     * highest peer bumps the warp's counter and broadcasts the old value.
+     * Keys past the end of a partial tile rank last (digit RADIX-1) and are
+     * never written. */
+    uint rk[(CLSORT_OS_ITEMS + 1) / 2];
     const uint le_mask = clsort_lanemask_le();
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+        const uint d = ITEM_OK(j) ? DIG(keys[j]) : RADIX - 1;
 #if CLSORT_OS_RANK == 2
-        uint peers = clsort_match_any(dig[j]);
+        uint peers = clsort_match_any(d);
 #else
-        uint peers = clsort_match_ballot(dig[j], CLSORT_RADIX_BITS);
+        uint peers = clsort_match_ballot(d, CLSORT_RADIX_BITS);
 #endif
         uint leader = 31 - clz(peers);
         uint below = popcount(peers & le_mask);
         uint off = 0;
         if (lane == leader)
-            off = atomic_add(&wh[dig[j]], below);
-        rank[j] = clsort_shfl(off, leader) + below - 1;
+            off = atomic_add(&wh[d], below);
+        uint r = clsort_shfl(off, leader) + below - 1;
+        if (j & 1)
+            rk[j / 2] |= r << 16;
+        else
+            rk[j / 2] = r;
     }
+#define RANK_OF(j) ((rk[(j) / 2] >> (((j) & 1) * 16)) & 0xffffu)
     /* Stage the tile in digit order, then look back (its latency overlaps
      * the other work-groups' progress), then write it out. */
     barrier(CLK_LOCAL_MEM_FENCE); /* every warp is done with its counters */
     local KEY_T *skeys = (local KEY_T *)stage;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
-        if (wbase + j * 32 < cnt)
-            skeys[rank[j]] = keys[j];
+        if (ITEM_OK(j))
+            skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
         ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
-    idx_t gpos[CLSORT_OS_ITEMS];
+#if HAVE_VALUES
+    uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
+#endif
 #pragma unroll
     for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
         uint i = q * CLSORT_OS_WG + lid;
-        if (i < cnt) {
+        if (full || i < cnt) {
             KEY_T key = skeys[i];
-            gpos[q] = ltg[DIGIT_OF(key, shift, mask, flip)] + i;
-            dst[gpos[q]] = key;
+            uint d = DIG(key);
+            dst[ltg[d] + i] = key;
+#if HAVE_VALUES
+            if (q % 4 == 0)
+                dpack[q / 4] = d;
+            else
+                dpack[q / 4] |= d << (8 * (q % 4));
+#endif
         }
     }
 #if HAVE_VALUES
@@ -288,22 +303,25 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
         uint i = wbase + j * 32;
-        if (i < cnt)
+        if (ITEM_OK(j))
             vals[j] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     local VAL_T *svals = (local VAL_T *)stage;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
-        if (wbase + j * 32 < cnt)
-            svals[rank[j]] = vals[j];
+        if (ITEM_OK(j))
+            svals[RANK_OF(j)] = vals[j];
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
         uint i = q * CLSORT_OS_WG + lid;
-        if (i < cnt)
-            vdst[gpos[q]] = svals[i];
+        if (full || i < cnt)
+            vdst[ltg[(dpack[q / 4] >> (8 * (q % 4))) & 0xffu] + i] = svals[i];
     }
 #endif
+#undef ITEM_OK
+#undef DIG
+#undef RANK_OF
 #endif
 }
