@@ -74,9 +74,14 @@ stage_cub() {
     fi
 }
 
+stage_cputune() {
+    log "tune on the CPU (PoCL, u32 keys, 32M)"
+    ./$BUILD/clsort tune --device cpu --n 32M 2>&1 | tee "$OUT/tune_cpu.txt" | tail -8
+}
+
 stage_cpu() {
     log "clsort on the CPU (PoCL)"
-    ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy \
+    ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy --profile \
         --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
 }
 
@@ -90,9 +95,12 @@ stage_compare() {
 }
 
 stage_tune() {
-    log "tune (u32 keys, 32M)"
-    ./$BUILD/clsort tune --device gpu --n 32M ${TUNE_CANDIDATES:+--candidates "$TUNE_CANDIDATES"} \
-        2>&1 | tee "$OUT/tune_gpu.txt" | tail -14
+    for tc in ${TUNE_CASES:-u32}; do
+        log "tune ($tc, 32M)"
+        ./$BUILD/clsort tune --device gpu --case $tc --n 32M \
+            ${TUNE_CANDIDATES:+--candidates "$TUNE_CANDIDATES"} \
+            2>&1 | tee -a "$OUT/tune_gpu.txt" | tail -8
+    done
     log "register report of the tuned kernels"
     CLSORT_CACHE_DIR= CLSORT_BUILD_OPTIONS=-cl-nv-verbose ./$BUILD/clsort bench --device gpu \
         --cases u32,u32+4,u64 --sizes 256M --no-qsort --min-reps 3 --profile --build-log \

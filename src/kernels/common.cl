@@ -237,6 +237,22 @@ inline uint clsort_shfl(uint v, uint lane)
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(lane));
     return r;
 }
+inline uint clsort_shfl_up(uint v, uint delta)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
+    return r;
+}
+/* Inclusive scan across the 32 lanes of a warp (all lanes must call it). */
+inline uint clsort_warp_inclusive_scan(uint v, uint lane)
+{
+    for (uint d = 1; d < 32; d <<= 1) {
+        uint t = clsort_shfl_up(v, d);
+        if (lane >= d)
+            v += t;
+    }
+    return v;
+}
 #endif
 
 #endif /* CLSORT_COMMON_CL */

@@ -224,6 +224,36 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         if (ITEM_OK(j))
             atomic_inc(&wh[DIG(keys[j])]);
     barrier(CLK_LOCAL_MEM_FENCE);
+#if RADIX % 32 == 0 && RADIX <= CLSORT_OS_WG
+    /* One work-item per digit: its count per warp becomes an exclusive
+     * prefix over the warps (up-sweep), the tile's count is published, and
+     * the digits' exclusive prefix comes from warp shuffles and one word per
+     * warp (2 barriers instead of a tree over the work-group). */
+    local uint wsum[RADIX / 32];
+    uint tot = 0, incl = 0;
+    if (lid < RADIX) {
+        for (uint w = 0; w < WARPS; w++) {
+            uint c = lwh[w * RADIX + lid];
+            lwh[w * RADIX + lid] = tot;
+            tot += c;
+        }
+        lcount[lid] = tot;
+        clsort_publish_aggregate(lb, tile, lid, tot);
+        incl = clsort_warp_inclusive_scan(tot, lane);
+        if (lane == 31)
+            wsum[warp] = incl;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < RADIX) {
+        uint excl = incl - tot;
+        for (uint w = 0; w < warp; w++)
+            excl += wsum[w];
+        lstart[lid] = excl;
+        for (uint w = 0; w < WARPS; w++)
+            lwh[w * RADIX + lid] += excl;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
     FOR_EACH_LOCAL(d, RADIX) {
         uint tot = 0;
         for (uint w = 0; w < WARPS; w++) {
@@ -241,6 +271,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         for (uint w = 0; w < WARPS; w++)
             lwh[w * RADIX + d] += lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 
     /* Rank: the peers of a key (same digit, same warp) get consecutive
      * places after what the warp's earlier keys of that digit took; the
