@@ -227,7 +227,7 @@ typedef struct clsort_options {
     unsigned begin_bit, end_bit;
     int descending;              /* non-zero: largest first (still stable) */
     clsort_algorithm algorithm;  /* CLSORT_ALGORITHM_AUTO by default */
-    unsigned radix_bits;         /* digit width r, 1..8; 0: tuned */
+    unsigned radix_bits;         /* digit width r, 1..8 (1..12 on CPU shapes); 0: tuned */
     uint32_t reserved[8];        /* must be zero */
 } clsort_options;
 

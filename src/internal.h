@@ -40,6 +40,7 @@ typedef struct clsort_tuning {
     unsigned algorithm;  /* CLSORT_ALGORITHM_ONESWEEP or _CLASSIC */
     unsigned radix_bits; /* r */
     unsigned os_wg, os_items, os_rank;
+    unsigned os_items_pairs; /* os_items when values are carried (0: os_items) */
     unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
     unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
     unsigned plan_wg;

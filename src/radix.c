@@ -106,10 +106,17 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
                            (size_t)s->max_passes * s->radix * 4, lmem);
 
     const size_t R = s->radix, P = s->passes, n = job->n;
+    if (s->r > 8 && !((s->algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank == CLSORT_RANK_SERIAL) ||
+                      (s->algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg == 1)))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
+                           "radix_bits %u: digits wider than 8 bits need the CPU shapes "
+                           "(os_rank=serial, or classic with cl_wg=1); this device's tuning uses "
+                           "work-groups",
+                           s->r);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         s->rank = t->os_rank;
         s->os_wg = t->os_wg;
-        unsigned items = t->os_items;
+        unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         /* Fewer keys per work-item until the kernel's local memory fits. */
         while (items > 1 && os_local_bytes(s, items) > lmem)
             items--;

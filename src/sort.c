@@ -88,9 +88,9 @@ static clsort_status check_request(clsort_context *ctx, request *rq, clsort_type
     if ((unsigned)o.algorithm > CLSORT_ALGORITHM_CLASSIC)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS, "%s: unknown algorithm %d", fn,
                            (int)o.algorithm);
-    if (o.radix_bits > 8)
+    if (o.radix_bits > 12)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
-                           "%s: radix_bits %u is out of range (1..8, or 0 for the tuned width)",
+                           "%s: radix_bits %u is out of range (1..12, or 0 for the tuned width)",
                            fn, o.radix_bits);
     job->begin_bit = o.begin_bit;
     job->end_bit = end;

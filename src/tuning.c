@@ -8,9 +8,11 @@
  *
  * Fields (spec key: meaning):
  *   algorithm    onesweep | classic: the radix strategy (see radix.c)
- *   radix_bits   digit width r of each pass, 1..8
+ *   radix_bits   digit width r of each pass, 1..12 (above 8 only with the CPU
+ *                shapes: os_rank=serial, or classic with cl_wg=1)
  *   os_wg        onesweep work-group size (1 for the CPU shape)
  *   os_items     onesweep keys per work-item (the tile is os_wg * os_items)
+ *   os_items_pairs  os_items for sorts that carry values (0: os_items)
  *   os_rank      how onesweep ranks a tile: serial (os_wg 1), local
  *                (portable local memory), match (NVIDIA match.any), ballot
  *                (NVIDIA, one vote.ballot per digit bit)
@@ -43,7 +45,8 @@ typedef struct tuning_row {
 static const tuning_row table[] = {
     {"NVIDIA GPUs: onesweep with ballot ranking (`clsort tune` on an H100)", 1,
      CLSORT_VENDOR_NVIDIA, NULL,
-     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 24, .os_rank = 3,
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 20, .os_rank = 3,
+      .os_items_pairs = 16,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
@@ -99,10 +102,11 @@ typedef struct field {
 #define F(name, lo, hi, help) {#name, offsetof(clsort_tuning, name), lo, hi, help}
 static const field fields[] = {
     F(algorithm, 1, 2, "radix strategy: onesweep or classic"),
-    F(radix_bits, 1, 8, "digit width r of each pass"),
+    F(radix_bits, 1, 12, "digit width r of each pass (above 8: CPU shapes only)"),
     F(os_wg, 1, 1024, "onesweep work-group size (1: CPU shape)"),
     F(os_items, 1, 1u << 20, "onesweep keys per work-item (tile = os_wg * os_items)"),
     F(os_rank, 0, 3, "onesweep tile ranking: serial, local, match or ballot"),
+    F(os_items_pairs, 0, 1u << 20, "os_items when values are carried (0: same as os_items)"),
     F(cl_wg, 1, 1024, "classic count/scatter work-group size (1: CPU shape)"),
     F(cl_items, 1, 64, "classic keys per work-item in a scatter tile"),
     F(cl_groups, 1, 64, "classic work-groups per compute unit"),
@@ -253,6 +257,13 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
             snprintf(err, errsize, "os_rank=%s needs os_wg a multiple of 32", rank_names[t->os_rank]);
             return CLSORT_ERROR_INVALID_TUNING;
         }
+    }
+    if (t->radix_bits > 8 &&
+        ((t->algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank != CLSORT_RANK_SERIAL) ||
+         (t->algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg != 1))) {
+        snprintf(err, errsize, "radix_bits=%u needs a CPU shape (os_rank=serial, or classic with "
+                 "cl_wg=1)", t->radix_bits);
+        return CLSORT_ERROR_INVALID_TUNING;
     }
     if (t->os_rank == CLSORT_RANK_LOCAL && (uint64_t)t->os_wg * t->os_items > 65536) {
         snprintf(err, errsize, "os_rank=local needs os_wg * os_items <= 65536");

@@ -91,8 +91,10 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
     }
     for (idx_t i = lo; i < hi; i++) {
         KEY_T k = keys[i];
-        for (uint p = 0; p < passes; p++)
-            h[p * RADIX + DIGIT_OF(k, shift[p], mask[p], descending ? mask[p] : 0)]++;
+#pragma unroll
+        for (uint p = 0; p < MAX_PASSES; p++)
+            if (p < passes)
+                h[p * RADIX + DIGIT_OF(k, shift[p], mask[p], descending ? mask[p] : 0)]++;
     }
     for (uint e = 0; e < passes * RADIX; e++)
         if (h[e])

@@ -40,11 +40,12 @@
 #define OS_TILE (CLSORT_OS_WG * CLSORT_OS_ITEMS)
 
 /* Look-back words are read and written with single 32-bit accesses (flag
- * and count in one word, so no other ordering is needed). NVIDIA's compiler
- * keeps volatile accesses in the spin loop, as CUB relies on; elsewhere
- * atomics make sure of it (PoCL 3.1 was seen to hoist a volatile load out
- * of the loop and spin forever). */
-#if CLSORT_NVIDIA
+ * and count in one word, so no other ordering is needed). Volatile
+ * accesses where the compiler is known to keep them in the spin loop (CUB
+ * relies on NVIDIA's); atomics elsewhere. */
+#if CLSORT_NVIDIA || CLSORT_OS_RANK == 0
+/* NVIDIA, and one work-item per group (no work-item loops for PoCL to get
+ * wrong; an atomic read would also take the cache line from its writer). */
 #define LB_LOAD(p) (*(volatile global uint *)(p))
 #define LB_STORE(p, v) (*(volatile global uint *)(p) = (v))
 #else
