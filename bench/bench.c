@@ -8,8 +8,8 @@
 #include <time.h>
 
 const bench_case bench_default_cases[2] = {
-    {"u32 keys", CLSORT_U32, 0, 0, 0, DATA_UNIFORM},
-    {"u32 pairs", CLSORT_U32, 4, 0, 0, DATA_UNIFORM},
+    {"u32 keys", CLSORT_U32, 0, 0, 0, DATA_UNIFORM, CLSORT_ALGORITHM_AUTO, 0},
+    {"u32 pairs", CLSORT_U32, 4, 0, 0, DATA_UNIFORM, CLSORT_ALGORITHM_AUTO, 0},
 };
 
 int bench_parse_case(const char *spec, bench_case *c)
@@ -144,9 +144,20 @@ static double timed_sort(clsort_context *ctx, cl_command_queue q, const bench_ca
     memset(&o, 0, sizeof o);
     o.begin_bit = c->begin_bit;
     o.end_bit = c->end_bit;
-    *st = c->value_size ? clsort_sort_pairs_buffer(ctx, c->key_type, b->wk, 0, b->wv, 0,
-                                                   c->value_size, n, &o, 0, NULL, NULL)
-                        : clsort_sort_keys_buffer(ctx, c->key_type, b->wk, 0, n, &o, 0, NULL, NULL);
+    o.algorithm = c->algorithm;
+    if (c->seg_len) {
+        clsort_segments sg;
+        memset(&sg, 0, sizeof sg);
+        sg.count = n / c->seg_len;
+        sg.length = c->seg_len;
+        *st = clsort_sort_segments_buffer(ctx, c->key_type, b->wk, 0, c->value_size ? b->wv : NULL,
+                                          0, c->value_size, n, &sg, &o, 0, NULL, NULL);
+    } else {
+        *st = c->value_size ? clsort_sort_pairs_buffer(ctx, c->key_type, b->wk, 0, b->wv, 0,
+                                                       c->value_size, n, &o, 0, NULL, NULL)
+                            : clsort_sort_keys_buffer(ctx, c->key_type, b->wk, 0, n, &o, 0, NULL,
+                                                      NULL);
+    }
     if (*st == CLSORT_SUCCESS) {
         err = clEnqueueCopyBuffer(q, b->wk, b->tiny, 0, 0, 4, 0, NULL, &e1);
         if (err == CL_SUCCESS)
@@ -186,8 +197,41 @@ static uint64_t mix64(uint64_t z)
  * carries each key with it and keeps equal keys in input order. When qsort
  * ran, the output is also compared with its stable order element by
  * element. */
+static int check_one(const bench_case *c, size_t n, const void *keys_in, const rec *ref,
+                     const void *keys_out, const void *vals_out);
+
+/* Segments: each is checked on its own (values hold global indices, so they
+ * are rebased). */
 static int check_result(const bench_case *c, size_t n, const void *keys_in, const rec *ref,
                         const void *keys_out, const void *vals_out)
+{
+    if (!c->seg_len)
+        return check_one(c, n, keys_in, ref, keys_out, vals_out);
+    size_t kb = clsort_type_size(c->key_type);
+    bench_case one = *c;
+    one.seg_len = 0;
+    for (size_t s = 0; s + c->seg_len <= n; s += c->seg_len) {
+        void *vo = NULL;
+        if (vals_out) {
+            vo = malloc(c->seg_len * c->value_size);
+            if (!vo)
+                return 0;
+            for (size_t i = 0; i < c->seg_len; i++) {
+                uint64_t v = get_val(vals_out, s + i, c->value_size) - s;
+                memcpy((char *)vo + i * c->value_size, &v, c->value_size);
+            }
+        }
+        int ok = check_one(&one, c->seg_len, (const char *)keys_in + s * kb, NULL,
+                           (const char *)keys_out + s * kb, vo);
+        free(vo);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static int check_one(const bench_case *c, size_t n, const void *keys_in, const rec *ref,
+                     const void *keys_out, const void *vals_out)
 {
     size_t kb = clsort_type_size(c->key_type);
     uint64_t mask = 0;
@@ -266,6 +310,20 @@ static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const benc
     unsigned end = c->end_bit ? c->end_bit : (unsigned)kb * 8;
     for (unsigned bit = c->begin_bit; bit < end; bit++)
         mask |= 1ull << bit;
+    if (ref && c->seg_len && kb == 4) {
+        /* the CPU column of a batch: qsort of every segment on its own */
+        uint32_t *copy = malloc(n * 4 + 4);
+        if (copy) {
+            memcpy(copy, keys, n * 4);
+            double t0 = now_ms();
+            for (size_t s0 = 0; s0 + c->seg_len <= n; s0 += c->seg_len)
+                qsort(copy + s0, c->seg_len, 4, cmp_u32);
+            row->qsort_ms = now_ms() - t0;
+            free(copy);
+        }
+        free(ref);
+        ref = NULL;
+    }
     if (ref) {
         /* Full-width keys alone: qsort of the keys themselves, as a user
          * would call it; otherwise of (key, index) records, which makes it
@@ -494,4 +552,138 @@ double bench_copy_bandwidth(const char *device, char *err, size_t errsize)
         clReleaseCommandQueue(q);
     clsort_context_release(base);
     return gbs;
+}
+
+static const char *algo_name(clsort_algorithm a)
+{
+    switch (a) {
+    case CLSORT_ALGORITHM_SELECTION: return "selection";
+    case CLSORT_ALGORITHM_SELECTION_LOCAL: return "selection+local";
+    case CLSORT_ALGORITHM_BITONIC: return "bitonic+local";
+    case CLSORT_ALGORITHM_BITONIC_GLOBAL: return "bitonic";
+    case CLSORT_ALGORITHM_ONESWEEP: return "radix onesweep";
+    case CLSORT_ALGORITHM_CLASSIC: return "radix classic";
+    default: return "auto";
+    }
+}
+
+clsort_status bench_algorithms(const char *device, const char *tuning, unsigned log2_min,
+                               unsigned log2_max, unsigned sel_log2_max, size_t batch_count,
+                               size_t batch_len, FILE *out, FILE *json, char *err,
+                               size_t errsize)
+{
+    static const clsort_algorithm algos[] = {
+        CLSORT_ALGORITHM_SELECTION, CLSORT_ALGORITHM_SELECTION_LOCAL, CLSORT_ALGORITHM_BITONIC_GLOBAL,
+        CLSORT_ALGORITHM_BITONIC, CLSORT_ALGORITHM_ONESWEEP, CLSORT_ALGORITHM_CLASSIC};
+    const size_t na = sizeof algos / sizeof algos[0];
+    const unsigned nl = log2_max >= log2_min ? log2_max - log2_min + 1 : 0;
+    double *rate = calloc(na * nl + 1, sizeof *rate);
+    char dev[128] = "";
+    int first_json = 1;
+    if (json)
+        fprintf(json, "[\n");
+    clsort_status st = CLSORT_SUCCESS;
+    /* Bainville's table: u32 keys with u32 values (his key+value records) */
+    for (size_t a = 0; a < na && st == CLSORT_SUCCESS; a++)
+        for (unsigned l = log2_min; l <= log2_max; l++) {
+            bool sel = algos[a] == CLSORT_ALGORITHM_SELECTION ||
+                       algos[a] == CLSORT_ALGORITHM_SELECTION_LOCAL;
+            if (sel && l > sel_log2_max)
+                continue;
+            bench_case c = {"u32+4", CLSORT_U32, 4, 0, 0, DATA_UNIFORM, algos[a], 0};
+            size_t n = (size_t)1 << l;
+            bench_config cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.device = device;
+            cfg.tuning = tuning;
+            cfg.sizes = &n;
+            cfg.nsizes = 1;
+            cfg.cases = &c;
+            cfg.ncases = 1;
+            cfg.min_reps = 3;
+            cfg.min_seconds = 0.1;
+            cfg.seed = 20111;
+            bench_row row;
+            size_t nr = 0;
+            st = bench_run(&cfg, &row, 1, &nr, err, errsize);
+            if (st == CLSORT_SUCCESS && nr == 1) {
+                rate[a * nl + (l - log2_min)] = row.correct ? row.mkeys : -1;
+                snprintf(dev, sizeof dev, "%s", row.device);
+                if (json)
+                    fprintf(json,
+                            "%s  {\"table\": \"algorithms\", \"algorithm\": \"%s\", \"device\": "
+                            "\"%s\", \"n\": %zu, \"ms\": %.6f, \"mkeys_per_s\": %.3f, "
+                            "\"correct\": %s}",
+                            first_json ? "" : ",\n", algo_name(algos[a]), row.device, n, row.ms,
+                            row.mkeys, row.correct ? "true" : "false"),
+                        first_json = 0;
+            }
+        }
+    if (st == CLSORT_SUCCESS && nl) {
+        fprintf(out, "device: %s\nsort rate of u32 keys with u32 values, MKeys/s (Bainville's table)\n",
+                dev);
+        fprintf(out, "%-8s", "log2 N");
+        for (size_t a = 0; a < na; a++)
+            fprintf(out, " %15s", algo_name(algos[a]));
+        fprintf(out, "\n");
+        for (unsigned l = log2_min; l <= log2_max; l++) {
+            fprintf(out, "%-8u", l);
+            for (size_t a = 0; a < na; a++) {
+                double r = rate[a * nl + (l - log2_min)];
+                if (r > 0)
+                    fprintf(out, " %15.1f", r);
+                else
+                    fprintf(out, " %15s", r < 0 ? "WRONG" : "-");
+            }
+            fprintf(out, "\n");
+        }
+    }
+    /* Zucchi's batch: count arrays of len keys */
+    static const clsort_algorithm balgos[] = {CLSORT_ALGORITHM_BITONIC_GLOBAL,
+                                              CLSORT_ALGORITHM_BITONIC, CLSORT_ALGORITHM_ONESWEEP,
+                                              CLSORT_ALGORITHM_CLASSIC};
+    if (st == CLSORT_SUCCESS && batch_count && batch_len) {
+        fprintf(out, "\nbatch of %zu arrays x %zu u32 keys (Zucchi)\n%-16s %12s %12s %8s\n",
+                batch_count, batch_len, "algorithm", "time ms", "MKeys/s", "check");
+        double cpu_ms = 0;
+        for (size_t a = 0; a < 4 && st == CLSORT_SUCCESS; a++) {
+            bench_case c = {"batch", CLSORT_U32, 0, 0, 0, DATA_UNIFORM, balgos[a], batch_len};
+            size_t n = batch_count * batch_len;
+            bench_config cfg;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.device = device;
+            cfg.tuning = tuning;
+            cfg.sizes = &n;
+            cfg.nsizes = 1;
+            cfg.cases = &c;
+            cfg.ncases = 1;
+            cfg.min_reps = 5;
+            cfg.min_seconds = 0.2;
+            cfg.qsort = a == 0;
+            cfg.seed = 20131;
+            bench_row row;
+            size_t nr = 0;
+            st = bench_run(&cfg, &row, 1, &nr, err, errsize);
+            if (st != CLSORT_SUCCESS || nr != 1)
+                break;
+            if (a == 0)
+                cpu_ms = row.qsort_ms;
+            fprintf(out, "%-16s %12.3f %12.1f %8s\n", algo_name(balgos[a]), row.ms, row.mkeys,
+                    row.correct ? "ok" : "WRONG");
+            if (json)
+                fprintf(json,
+                        "%s  {\"table\": \"batch\", \"algorithm\": \"%s\", \"device\": \"%s\", "
+                        "\"count\": %zu, \"length\": %zu, \"ms\": %.6f, \"correct\": %s}",
+                        first_json ? "" : ",\n", algo_name(balgos[a]), row.device, batch_count,
+                        batch_len, row.ms, row.correct ? "true" : "false"),
+                    first_json = 0;
+        }
+        if (st == CLSORT_SUCCESS)
+            fprintf(out, "%-16s %12.3f %12.1f %8s\n", "qsort (host)", cpu_ms,
+                    cpu_ms > 0 ? (double)(batch_count * batch_len) / cpu_ms / 1e3 : 0, "");
+    }
+    if (json)
+        fprintf(json, "\n]\n");
+    free(rate);
+    return st;
 }

@@ -20,6 +20,9 @@ typedef struct bench_case {
     size_t value_size;      /* 0: keys only; else values = input index (u32 or u64) */
     unsigned begin_bit, end_bit;
     data_dist dist;
+    clsort_algorithm algorithm; /* CLSORT_ALGORITHM_AUTO: the tuned choice */
+    size_t seg_len;             /* > 0: sort n / seg_len segments of seg_len keys
+                                   with clsort_sort_segments_buffer */
 } bench_case;
 
 typedef struct bench_row {
@@ -73,6 +76,16 @@ clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, si
                         char *err, size_t errsize);
 
 void bench_print(FILE *f, const bench_row *rows, size_t nrows);
+
+/* `clsort bench --algorithms`: Bainville's table (rate against log2 N for
+ * the selection sorts, the bitonic sorts and the radix sort, u32 keys with
+ * u32 values) and Zucchi's batch (count arrays of len u32 keys: plain
+ * bitonic, bitonic in local memory, radix of (segment, key), and qsort of
+ * each array on the host). Prints both tables; returns 0 or a status. */
+clsort_status bench_algorithms(const char *device, const char *tuning, unsigned log2_min,
+                               unsigned log2_max, unsigned sel_log2_max, size_t batch_count,
+                               size_t batch_len, FILE *out, FILE *json, char *err,
+                               size_t errsize);
 void bench_print_json(FILE *f, const bench_row *rows, size_t nrows);
 
 #endif

@@ -108,6 +108,27 @@ stage_tune() {
     grep -E "registers|spill|stack|case|onesweep|upfront|plan|finish|fill|^u" "$OUT/buildlog_gpu.txt" | head -60
 }
 
+stage_small() {
+    log "small sorts: one bitonic work-group (auto) against the radix sort, and CUB"
+    for t in "" "small_max=0"; do
+        echo "--- tuning: ${t:-tuned}"
+        ./$BUILD/clsort bench --device gpu --cases u32 --sizes 1K,4K,8K,16K,64K,256K --no-qsort \
+            --min-reps 20 ${t:+--tuning $t} 2>&1 | tee -a "$OUT/small_gpu.txt" | grep -v "^device"
+    done
+    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases u32 --sizes 1K,4K,8K,16K,64K,256K \
+        --reps 50 | tee "$OUT/cub_small.jsonl" | sed 's/.*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 ms/'
+}
+
+stage_algos() {
+    log "algorithms (Bainville) and batches (Zucchi)"
+    ./$BUILD/clsort bench --device gpu --algorithms --batch 200,8192 --json "$OUT/algos_gpu.json" \
+        2>&1 | tee "$OUT/algos_gpu.txt"
+    ./$BUILD/clsort bench --device gpu --algorithms --no-table --batch 20000,8192 2>&1 |
+        tee -a "$OUT/algos_gpu.txt"
+    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --batch 200,8192 --batch 20000,8192 --reps 20 |
+        tee "$OUT/cub_batch.jsonl"
+}
+
 for st in $stages; do
     if declare -f "stage_$st" > /dev/null; then "stage_$st"; else echo "unknown stage $st"; fi
 done

@@ -213,10 +213,20 @@ clsort_status clsort_context_device_info(const clsort_context *ctx, clsort_devic
 
 /* ------------------------------------------------------------------ options */
 
+/* Algorithms. Every one is stable and follows the same key order. */
 typedef enum clsort_algorithm {
-    CLSORT_ALGORITHM_AUTO = 0,     /* the tuned choice for the device and n */
-    CLSORT_ALGORITHM_ONESWEEP = 1, /* radix, one kernel per pass, look-back */
-    CLSORT_ALGORITHM_CLASSIC = 2   /* radix, histogram + scan + scatter per pass */
+    CLSORT_ALGORITHM_AUTO = 0,      /* the tuned choice for the device and n: a
+                                       bitonic work-group up to the tuning's
+                                       small_max, else the tuned radix sort */
+    CLSORT_ALGORITHM_ONESWEEP = 1,  /* radix, one kernel per pass, look-back */
+    CLSORT_ALGORITHM_CLASSIC = 2,   /* radix, histogram + scan + scatter per pass */
+    CLSORT_ALGORITHM_BITONIC = 3,   /* bitonic network, local memory where the
+                                       distance fits a work-group (Zucchi) */
+    CLSORT_ALGORITHM_BITONIC_GLOBAL = 4, /* bitonic network, every step in global
+                                       memory (the seed's plain version) */
+    CLSORT_ALGORITHM_SELECTION = 5, /* parallel selection sort (Bainville), n^2
+                                       work: at most 2^20 elements */
+    CLSORT_ALGORITHM_SELECTION_LOCAL = 6 /* the same, keys staged in local memory */
 } clsort_algorithm;
 
 /* Sort options. NULL, or a zero-initialised struct, means: ascending, over
@@ -285,6 +295,73 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
                                     const clsort_options *options,
                                     cl_uint num_events_in_wait_list,
                                     const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------- segmented sorts
+ *
+ * Many independent segments of one array sorted at once, each on its own,
+ * with the same types, options, order and stability as the plain sorts.
+ * Segments are given either by a fixed length (count segments of length
+ * elements, back to back from element 0) or CSR-style by count + 1
+ * non-decreasing offsets (segment s is [offsets[s], offsets[s+1]); segments
+ * may be empty; offsets[count] <= n). Elements outside every segment are
+ * left as they are. Segments that fit a work-group's local memory are
+ * sorted by a bitonic network, one work-group per segment, in one launch;
+ * longer ones by one radix sort of (segment, key), with the permutation.
+ * options->algorithm may force CLSORT_ALGORITHM_BITONIC (local memory),
+ * _BITONIC_GLOBAL, or a radix strategy (AUTO chooses by segment length). */
+typedef struct clsort_segments {
+    size_t count;   /* number of segments */
+    size_t length;  /* fixed form: elements per segment (offsets NULL) */
+    /* CSR form for host arrays: count + 1 offsets, or NULL */
+    const uint64_t *offsets;
+    /* CSR form for device buffers: count + 1 cl_ulong offsets in a buffer of
+     * the context, from element offsets_offset on; or NULL */
+    cl_mem offsets_buffer;
+    size_t offsets_offset;
+    /* with offsets_buffer: the longest segment if the caller knows it; 0
+     * makes the library read the offsets back (that call then blocks) */
+    size_t max_length;
+    uint32_t reserved[4]; /* must be zero */
+} clsort_segments;
+
+/* Sorts each segment of keys[0..n) in place. Blocks. */
+clsort_status clsort_sort_segments(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
+                                   const clsort_segments *segments, const clsort_options *options);
+
+/* The same, carrying values (value_size bytes each, any size as for
+ * clsort_sort_pairs). Blocks. */
+clsort_status clsort_sort_segments_pairs(clsort_context *ctx, clsort_type key_type, void *keys,
+                                         void *values, size_t value_size, size_t n,
+                                         const clsort_segments *segments,
+                                         const clsort_options *options);
+
+/* Device buffers: elements [offset, offset + n) of keys (and of values
+ * unless values is NULL), segments relative to keys_offset; offsets in
+ * segments->offsets_buffer (the host offsets field must be NULL). Enqueues
+ * like the other buffer calls (blocks only to read the offsets back when
+ * max_length is 0). */
+clsort_status clsort_sort_segments_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                          size_t keys_offset, cl_mem values,
+                                          size_t values_offset, size_t value_size, size_t n,
+                                          const clsort_segments *segments,
+                                          const clsort_options *options,
+                                          cl_uint num_events_in_wait_list,
+                                          const cl_event *event_wait_list, cl_event *event);
+
+/* ------------------------------------------------------------------- scans
+ *
+ * Prefix sums of CLSORT_U32, U64, I32, I64, F32 or F64 elements: out[i] =
+ * in[0] + ... + in[i-1] (exclusive) or + in[i] (inclusive). Integer sums
+ * wrap around; floating-point sums are added in a tree order, so they may
+ * differ from a left-to-right sum by rounding. In and out may be the same
+ * array (in place). The radix sort's kernels use the same work-group scan
+ * (Blelloch's, with bank-conflict padding). */
+clsort_status clsort_scan(clsort_context *ctx, clsort_type type, const void *in, void *out,
+                          size_t n, int inclusive);
+clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, cl_mem in,
+                                 size_t in_offset, cl_mem out, size_t out_offset, size_t n,
+                                 int inclusive, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event);
 
 /* Bytes of temporary device memory a sort of this shape needs (value_size
  * 0 for keys only). */

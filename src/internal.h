@@ -45,6 +45,10 @@ typedef struct clsort_tuning {
     unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
     unsigned plan_wg;
     unsigned skip_min;  /* pass skipping from this n on (0: always) */
+    unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
+    unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
+    unsigned sel_wg, sel_block;    /* selection sort */
+    unsigned scan_wg, scan_items;  /* scans */
     unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
 } clsort_tuning;
 
@@ -109,6 +113,12 @@ typedef enum clsort_slot {
     CLSORT_SLOT_RECORDS,   /* gathered records */
     CLSORT_SLOT_HOST_KEYS, /* device copies of host arrays */
     CLSORT_SLOT_HOST_VALS,
+    CLSORT_SLOT_BT_KEYS,     /* bitonic: padded order keys (or packed radix keys) */
+    CLSORT_SLOT_BT_INDEX,    /* bitonic: indices (or the radix permutation) */
+    CLSORT_SLOT_BT_OUT_KEYS, /* gathered keys before the copy back */
+    CLSORT_SLOT_BT_OUT_VALS,
+    CLSORT_SLOT_SEG_OFFSETS, /* device copy of host segment offsets */
+    CLSORT_SLOT_SCAN_SUMS,   /* scan: block sums of every level */
     CLSORT_SLOT_COUNT
 } clsort_slot;
 
@@ -267,10 +277,37 @@ clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_jo
 /* Allocates every pool slot the job needs (and the records' slots). */
 clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
                                    size_t records_bytes, size_t perm_bytes);
+/* Writes 0..n-1 into v (indices of the job's value type). */
+clsort_status clsort_radix_iota(clsort_context *ctx, const clsort_radix_job *job, cl_mem v,
+                                clsort_seq *seq);
 /* Moves records of rec_bytes by the permutation a gen_index job left in
  * perm: dst[i] = src[perm[i]]. */
 clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *job, cl_mem src,
                                   size_t src_off_bytes, cl_mem dst, cl_mem perm, size_t rec_bytes,
                                   clsort_seq *seq);
+
+/* ------------------------------------------------- comparison sorts */
+
+/* Segments of one array for the segmented sorts: CSR offsets (relative to
+ * the keys' element 0) in a device buffer of cl_ulong, or count segments of
+ * seg_len elements from first. base0/covered: the range they span. */
+typedef struct clsort_seg_desc {
+    bool use_offsets;
+    cl_mem offsets;
+    size_t offsets_off;
+    const uint64_t *host_offsets; /* the same offsets on the host, when known */
+    size_t count, seg_len, first;
+    size_t base0, covered, maxlen;
+} clsort_seg_desc;
+
+#define CLSORT_SELECTION_MAX (1u << 20)
+
+size_t clsort_bitonic_capacity(const clsort_context *ctx, unsigned key_bytes, bool stable);
+clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *job,
+                                 const clsort_seg_desc *seg, bool plain, clsort_seq *seq);
+clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *job,
+                                   bool local, clsort_seq *seq);
+clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job *job,
+                                    const clsort_seg_desc *seg, clsort_seq *seq);
 
 #endif /* CLSORT_INTERNAL_H */

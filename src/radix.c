@@ -430,10 +430,18 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     return CLSORT_SUCCESS;
 }
 
-clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *job, cl_mem src,
-                                  size_t src_off_bytes, cl_mem dst, cl_mem perm, size_t rec_bytes,
-                                  clsort_seq *seq)
+clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *sort_job,
+                                  cl_mem src, size_t src_off_bytes, cl_mem dst, cl_mem perm,
+                                  size_t rec_bytes, clsort_seq *seq)
 {
+    /* The gather lives in the radix program of the permutation's type
+     * (whatever algorithm made the permutation). */
+    clsort_radix_job rj = *sort_job;
+    const clsort_radix_job *job = &rj;
+    if (rj.algorithm != CLSORT_ALGORITHM_ONESWEEP && rj.algorithm != CLSORT_ALGORITHM_CLASSIC) {
+        rj.algorithm = ctx->tuning.algorithm;
+        rj.radix_bits = ctx->tuning.radix_bits;
+    }
     radix_shape s;
     CLSORT_TRY(make_shape(ctx, job, &s));
     clsort_program *prog;
@@ -466,4 +474,29 @@ clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *
     if (perm_bytes)
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_PERM, perm_bytes, &m));
     return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_radix_iota(clsort_context *ctx, const clsort_radix_job *sort_job, cl_mem v,
+                                clsort_seq *seq)
+{
+    clsort_radix_job rj = *sort_job;
+    if (rj.algorithm != CLSORT_ALGORITHM_ONESWEEP && rj.algorithm != CLSORT_ALGORITHM_CLASSIC) {
+        rj.algorithm = ctx->tuning.algorithm;
+        rj.radix_bits = ctx->tuning.radix_bits;
+    }
+    radix_shape s;
+    CLSORT_TRY(make_shape(ctx, &rj, &s));
+    clsort_program *prog;
+    CLSORT_TRY(get_program(ctx, &s, &rj.key, &prog));
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_iota", &k));
+    cl_ulong off = 0;
+    idx_arg a_n;
+    clsort_arg args[] = {CLSORT_ARG(v), CLSORT_ARG(off), idx_of(&s, &a_n, rj.n)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_iota", args, 3));
+    size_t groups = div_up(rj.n, 64 * 16);
+    size_t max_groups = (size_t)ctx->facts.compute_units * 64;
+    if (groups > max_groups)
+        groups = max_groups;
+    return clsort_launch(ctx, k, "clsort_iota", groups * 64, 64, seq);
 }

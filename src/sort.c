@@ -54,6 +54,8 @@ typedef struct request {
     size_t value_size;     /* caller's record size (pairs) */
     bool records;          /* value size the passes do not carry: permute once */
     unsigned index_bytes;  /* argsort: 4 or 8; records: the permutation's */
+    bool segmented;        /* sort segments (seg) instead of the whole range */
+    clsort_seg_desc seg;
 } request;
 
 static bool fast_value_size(size_t vs) { return vs == 1 || vs == 2 || vs == 4 || vs == 8 || vs == 16; }
@@ -85,17 +87,28 @@ static clsort_status check_request(clsort_context *ctx, request *rq, clsort_type
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_BITS,
                            "%s: bit range [%u, %u) is empty or outside the %u-bit key", fn,
                            o.begin_bit, end, kbits);
-    if ((unsigned)o.algorithm > CLSORT_ALGORITHM_CLASSIC)
+    if ((unsigned)o.algorithm > CLSORT_ALGORITHM_SELECTION_LOCAL)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS, "%s: unknown algorithm %d", fn,
                            (int)o.algorithm);
     if (o.radix_bits > 12)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
                            "%s: radix_bits %u is out of range (1..12, or 0 for the tuned width)",
                            fn, o.radix_bits);
+    if ((o.algorithm == CLSORT_ALGORITHM_SELECTION ||
+         o.algorithm == CLSORT_ALGORITHM_SELECTION_LOCAL) &&
+        n > CLSORT_SELECTION_MAX)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%s: the selection sort takes at most %u elements (here %zu): it does "
+                           "n^2 comparisons; use the radix or bitonic sort",
+                           fn, (unsigned)CLSORT_SELECTION_MAX, n);
+    if ((o.algorithm == CLSORT_ALGORITHM_BITONIC || o.algorithm == CLSORT_ALGORITHM_BITONIC_GLOBAL) &&
+        n > ((size_t)1 << 31))
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%s: the bitonic sort takes at most 2^31 elements (here %zu)", fn, n);
     job->begin_bit = o.begin_bit;
     job->end_bit = end;
     job->descending = o.descending != 0;
-    job->algorithm = o.algorithm ? (unsigned)o.algorithm : ctx->tuning.algorithm;
+    job->algorithm = (unsigned)o.algorithm; /* AUTO is resolved by resolve_algorithm */
     job->radix_bits = o.radix_bits ? o.radix_bits : ctx->tuning.radix_bits;
     job->n = n;
     if (rq->mode == MODE_PAIRS) {
@@ -159,6 +172,79 @@ static void set_job_values(request *rq, cl_mem vals, size_t vals_off)
     }
 }
 
+static bool is_radix(unsigned a) { return a == CLSORT_ALGORITHM_ONESWEEP || a == CLSORT_ALGORITHM_CLASSIC; }
+
+/* AUTO becomes a bitonic work-group for small sorts (one launch), else the
+ * device's tuned radix strategy. */
+static void resolve_algorithm(clsort_context *ctx, clsort_radix_job *job)
+{
+    if (job->algorithm != CLSORT_ALGORITHM_AUTO)
+        return;
+    const bool stable = job->vals || job->key.kind == 2 || job->begin_bit != 0 ||
+                        job->end_bit != job->key.bytes * 8;
+    if (job->n <= ctx->tuning.small_max &&
+        job->n <= clsort_bitonic_capacity(ctx, job->key.bytes, stable))
+        job->algorithm = CLSORT_ALGORITHM_BITONIC;
+    else
+        job->algorithm = ctx->tuning.algorithm;
+}
+
+/* Runs one resolved job over [keys_off, keys_off + n). */
+static clsort_status run_job(clsort_context *ctx, const clsort_radix_job *job, clsort_seq *seq)
+{
+    switch (job->algorithm) {
+    case CLSORT_ALGORITHM_BITONIC:
+    case CLSORT_ALGORITHM_BITONIC_GLOBAL: {
+        clsort_seg_desc seg;
+        memset(&seg, 0, sizeof seg);
+        seg.count = 1;
+        seg.seg_len = job->n;
+        seg.covered = job->n;
+        seg.maxlen = job->n;
+        return clsort_bitonic_run(ctx, job, &seg, job->algorithm == CLSORT_ALGORITHM_BITONIC_GLOBAL,
+                                  seq);
+    }
+    case CLSORT_ALGORITHM_SELECTION:
+    case CLSORT_ALGORITHM_SELECTION_LOCAL:
+        return clsort_selection_run(ctx, job, job->algorithm == CLSORT_ALGORITHM_SELECTION_LOCAL,
+                                    seq);
+    default:
+        return clsort_radix_sort(ctx, job, seq);
+    }
+}
+
+/* Segments: a bitonic work-group per segment where the longest fits,
+ * else one radix sort of (segment, key). */
+static clsort_status run_segments(clsort_context *ctx, clsort_radix_job *job,
+                                  const clsort_seg_desc *seg, clsort_seq *seq)
+{
+    unsigned a = job->algorithm;
+    if (a == CLSORT_ALGORITHM_SELECTION || a == CLSORT_ALGORITHM_SELECTION_LOCAL)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
+                           "the selection sort does not sort segments; use AUTO, a bitonic or a "
+                           "radix algorithm");
+    const bool stable = job->vals || job->key.kind == 2 || job->begin_bit != 0 ||
+                        job->end_bit != job->key.bytes * 8;
+    if (a == CLSORT_ALGORITHM_AUTO)
+        a = seg->maxlen <= clsort_bitonic_capacity(ctx, job->key.bytes, stable)
+                ? CLSORT_ALGORITHM_BITONIC
+                : ctx->tuning.algorithm;
+    if (a == CLSORT_ALGORITHM_BITONIC || a == CLSORT_ALGORITHM_BITONIC_GLOBAL) {
+        job->algorithm = a;
+        return clsort_bitonic_run(ctx, job, seg, a == CLSORT_ALGORITHM_BITONIC_GLOBAL, seq);
+    }
+    job->algorithm = a;
+    return clsort_segments_radix(ctx, job, seg, seq);
+}
+
+static clsort_status run_sort(clsort_context *ctx, request *rq, clsort_seq *seq)
+{
+    if (rq->segmented)
+        return run_segments(ctx, &rq->job, &rq->seg, seq);
+    resolve_algorithm(ctx, &rq->job);
+    return run_job(ctx, &rq->job, seq);
+}
+
 /* Device memory the request needs beyond the caller's buffers. */
 static clsort_status request_temp_bytes(clsort_context *ctx, request *rq, bool host_arrays,
                                         size_t *bytes)
@@ -171,7 +257,20 @@ static clsort_status request_temp_bytes(clsort_context *ctx, request *rq, bool h
                     : (rq->mode == MODE_ARGSORT || rq->records) ? rq->index_bytes
                                                                 : (unsigned)rq->value_size;
     size_t t = 0;
-    CLSORT_TRY(clsort_radix_temp_bytes(ctx, &job, &t));
+    resolve_algorithm(ctx, &job);
+    if (is_radix(job.algorithm)) {
+        CLSORT_TRY(clsort_radix_temp_bytes(ctx, &job, &t));
+    } else {
+        /* bitonic: padded keys and indices, gathered keys and values;
+         * selection: the output copies */
+        size_t pad = 2;
+        while (pad < n)
+            pad *= 2;
+        t = n * (job.key.bytes + job.val_bytes);
+        if (job.algorithm != CLSORT_ALGORITHM_SELECTION &&
+            job.algorithm != CLSORT_ALGORITHM_SELECTION_LOCAL)
+            t += pad * ((size_t)job.key.bytes + 4);
+    }
     if (rq->records)
         t += n * rq->index_bytes + n * rq->value_size;
     if (rq->mode == MODE_ARGSORT && !host_arrays)
@@ -222,21 +321,27 @@ static clsort_status run_request(clsort_context *ctx, request *rq, cl_mem keys, 
             job->keys_off = 0;
         }
         set_job_values(rq, vals, vals_off);
-        return clsort_radix_sort(ctx, job, seq);
+        return run_sort(ctx, rq, seq);
     }
     if (rq->records) {
         cl_mem perm, recs;
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_PERM, n * rq->index_bytes, &perm));
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_RECORDS, n * rq->value_size, &recs));
         set_job_values(rq, perm, 0);
-        CLSORT_TRY(clsort_radix_sort(ctx, job, seq));
+        if (rq->segmented) {
+            /* Segments move only their own elements: carry an identity
+             * permutation instead of generating one. */
+            CLSORT_TRY(clsort_radix_iota(ctx, job, perm, seq));
+            job->gen_index = false;
+        }
+        CLSORT_TRY(run_sort(ctx, rq, seq));
         CLSORT_TRY(clsort_radix_gather(ctx, job, vals, vals_off * rq->value_size, recs, perm,
                                        rq->value_size, seq));
         *records_out = recs;
         return CLSORT_SUCCESS;
     }
     set_job_values(rq, vals, vals_off);
-    return clsort_radix_sort(ctx, job, seq);
+    return run_sort(ctx, rq, seq);
 }
 
 /* ------------------------------------------------------------ host arrays */
@@ -589,4 +694,204 @@ clsort_status clsort_context_save_tuning(clsort_context *ctx)
         return clsort_fail(ctx, CLSORT_ERROR_IO, "could not write %s/%s", ctx->cache_dir, name);
     ctx->tuned = ctx->tuning;
     return CLSORT_SUCCESS;
+}
+
+/* ------------------------------------------------------- segmented sorts */
+
+static bool stable_needed(const request *rq)
+{
+    const clsort_radix_job *j = &rq->job;
+    return rq->mode != MODE_KEYS || j->key.kind == 2 || j->begin_bit != 0 ||
+           j->end_bit != j->key.bytes * 8;
+}
+
+/* Checks host offsets and fills the descriptor's ranges from them. */
+static clsort_status seg_from_offsets(clsort_context *ctx, const char *fn, const uint64_t *o,
+                                      size_t count, size_t n, clsort_seg_desc *d)
+{
+    size_t maxlen = 0;
+    for (size_t s = 0; s < count; s++) {
+        if (o[s + 1] < o[s])
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "%s: segment offsets decrease at segment %zu (%llu > %llu)", fn, s,
+                               (unsigned long long)o[s], (unsigned long long)o[s + 1]);
+        if (o[s + 1] - o[s] > maxlen)
+            maxlen = (size_t)(o[s + 1] - o[s]);
+    }
+    if (o[count] > n)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: the last segment ends at %llu, past the %zu elements", fn,
+                           (unsigned long long)o[count], n);
+    d->use_offsets = true;
+    d->host_offsets = o;
+    d->count = count;
+    d->base0 = (size_t)o[0];
+    d->covered = (size_t)(o[count] - o[0]);
+    d->maxlen = maxlen;
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status seg_fixed(clsort_context *ctx, const char *fn, const clsort_segments *sg,
+                               size_t n, clsort_seg_desc *d)
+{
+    if (sg->count && sg->length && sg->count > n / sg->length)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: %zu segments of %zu elements exceed the %zu elements", fn,
+                           sg->count, sg->length, n);
+    d->use_offsets = false;
+    d->count = sg->length ? sg->count : 0;
+    d->seg_len = sg->length;
+    d->covered = sg->count * sg->length;
+    d->maxlen = sg->length;
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status seg_common(clsort_context *ctx, const char *fn, const clsort_segments *sg)
+{
+    if (!sg)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: segments is NULL", fn);
+    for (size_t i = 0; i < sizeof sg->reserved / sizeof sg->reserved[0]; i++)
+        if (sg->reserved[i])
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_OPTIONS,
+                               "%s: clsort_segments.reserved must be zero", fn);
+    return CLSORT_SUCCESS;
+}
+
+/* The host entry points: host offsets (or fixed length), arrays copied to
+ * the device and back like the plain sorts. */
+static clsort_status host_segments(clsort_context *ctx, request *rq, void *keys, void *values,
+                                   const clsort_segments *sg)
+{
+    const char *fn = rq->fn;
+    CLSORT_TRY(seg_common(ctx, fn, sg));
+    if (sg->offsets_buffer)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: host arrays take host offsets (offsets), not offsets_buffer", fn);
+    const size_t n = rq->job.n;
+    if (n > 0 && (!keys || (rq->mode == MODE_PAIRS && !values)))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys or values is NULL", fn);
+    if (rq->mode == MODE_PAIRS && n > 0 &&
+        overlap(keys, n * rq->job.key.bytes, values, n * rq->value_size))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap", fn);
+    rq->segmented = true;
+    memset(&rq->seg, 0, sizeof rq->seg);
+    if (sg->offsets) {
+        CLSORT_TRY(seg_from_offsets(ctx, fn, sg->offsets, sg->count, n, &rq->seg));
+        cl_mem ob;
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SEG_OFFSETS, (sg->count + 1) * 8, &ob));
+        cl_int err = clEnqueueWriteBuffer(ctx->queue, ob, CL_TRUE, 0, (sg->count + 1) * 8,
+                                          sg->offsets, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clsort_fail(ctx, err, "%s: copying the offsets failed: %s", fn,
+                               clsort_status_string(err));
+        rq->seg.offsets = ob;
+    } else {
+        CLSORT_TRY(seg_fixed(ctx, fn, sg, n, &rq->seg));
+    }
+    if (rq->seg.count == 0 || rq->seg.maxlen < 2)
+        return CLSORT_SUCCESS; /* nothing to reorder */
+    return host_sort(ctx, rq, keys, keys, values, NULL);
+}
+
+clsort_status clsort_sort_segments(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
+                                   const clsort_segments *segments, const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_sort_segments"));
+    request rq = {.fn = "clsort_sort_segments", .mode = MODE_KEYS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, 0, options));
+    return host_segments(ctx, &rq, keys, NULL, segments);
+}
+
+clsort_status clsort_sort_segments_pairs(clsort_context *ctx, clsort_type key_type, void *keys,
+                                         void *values, size_t value_size, size_t n,
+                                         const clsort_segments *segments,
+                                         const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_sort_segments_pairs"));
+    request rq = {.fn = "clsort_sort_segments_pairs", .mode = MODE_PAIRS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, value_size, 0, options));
+    return host_segments(ctx, &rq, keys, values, segments);
+}
+
+clsort_status clsort_sort_segments_buffer(clsort_context *ctx, clsort_type key_type, cl_mem keys,
+                                          size_t keys_offset, cl_mem values,
+                                          size_t values_offset, size_t value_size, size_t n,
+                                          const clsort_segments *sg, const clsort_options *options,
+                                          cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    const char *fn = "clsort_sort_segments_buffer";
+    CLSORT_TRY(check_context(ctx, fn));
+    if (event)
+        *event = NULL;
+    request rq = {.fn = fn, .mode = values ? MODE_PAIRS : MODE_KEYS};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, values ? value_size : 0, 0, options));
+    CLSORT_TRY(check_wait(ctx, fn, nwait, wait));
+    CLSORT_TRY(seg_common(ctx, fn, sg));
+    if (sg->offsets)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: device buffers take offsets_buffer, not host offsets", fn);
+    CLSORT_TRY(check_buffer(ctx, fn, "keys", keys, keys_offset, n, rq.job.key.bytes));
+    if (values) {
+        CLSORT_TRY(check_buffer(ctx, fn, "values", values, values_offset, n, value_size));
+        if (ranges_overlap(keys, keys_offset * rq.job.key.bytes, n * rq.job.key.bytes, values,
+                           values_offset * value_size, n * value_size))
+            return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap",
+                               fn);
+    }
+    rq.segmented = true;
+    memset(&rq.seg, 0, sizeof rq.seg);
+    uint64_t *host = NULL;
+    if (sg->offsets_buffer) {
+        CLSORT_TRY(check_buffer(ctx, fn, "offsets", sg->offsets_buffer, sg->offsets_offset,
+                                sg->count + 1, 8));
+        const unsigned a = rq.job.algorithm;
+        const size_t cap = clsort_bitonic_capacity(ctx, rq.job.key.bytes, stable_needed(&rq));
+        const bool local_only = sg->max_length && sg->max_length <= cap && !rq.records &&
+                                (a == CLSORT_ALGORITHM_AUTO || a == CLSORT_ALGORITHM_BITONIC);
+        if (local_only) { /* trust max_length: no read back, no blocking */
+            rq.seg.use_offsets = true;
+            rq.seg.count = sg->count;
+            rq.seg.maxlen = sg->max_length;
+        } else {
+            host = malloc((sg->count + 1) * 8);
+            if (!host)
+                return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory",
+                                   fn);
+            cl_int err = clEnqueueReadBuffer(ctx->queue, sg->offsets_buffer, CL_TRUE,
+                                             sg->offsets_offset * 8, (sg->count + 1) * 8, host,
+                                             nwait, wait, NULL);
+            clsort_status st = err == CL_SUCCESS
+                                   ? seg_from_offsets(ctx, fn, host, sg->count, n, &rq.seg)
+                                   : clsort_fail(ctx, err, "%s: reading the offsets failed: %s",
+                                                 fn, clsort_status_string(err));
+            if (st != CLSORT_SUCCESS) {
+                free(host);
+                return st;
+            }
+            nwait = 0; /* the blocking read waited for the list */
+            wait = NULL;
+        }
+        rq.seg.offsets = sg->offsets_buffer;
+        rq.seg.offsets_off = sg->offsets_offset;
+    } else {
+        CLSORT_TRY(seg_fixed(ctx, fn, sg, n, &rq.seg));
+    }
+    clsort_seq seq = {nwait, wait};
+    clsort_status st = CLSORT_SUCCESS;
+    if (rq.seg.count > 0 && rq.seg.maxlen >= 2) {
+        cl_mem recs = NULL;
+        st = run_request(ctx, &rq, keys, keys_offset, values, values_offset, false, &seq, &recs);
+        if (st == CLSORT_SUCCESS && recs)
+            st = clsort_copy(ctx, recs, 0, values, values_offset * rq.value_size, n * rq.value_size,
+                             &seq);
+    }
+    if (st == CLSORT_SUCCESS)
+        st = clsort_seq_finish(ctx, &seq, event);
+    if (host) {
+        /* The offsets were read back; kernels may still use the device copy
+         * only, so the host copy can go once everything is enqueued... but
+         * the per-segment radix path reads it while enqueuing, which is done. */
+        free(host);
+    }
+    return st;
 }

@@ -25,6 +25,10 @@
  *   plan_wg      work-group size of the single-group plan and scan kernels
  *   skip_min     pass skipping is tried from this n on
  *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none)
+ *   small_max    sorts of up to this many keys run as one bitonic work-group
+ *   bt_wg, bt_cap  bitonic work-group size, and a cap on its capacity
+ *   sel_wg, sel_block  selection sort work-group and staging block
+ *   scan_wg, scan_items  scan work-group and elements per work-item
  */
 #include "internal.h"
 
@@ -48,29 +52,35 @@ static const tuning_row table[] = {
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 20, .os_rank = 3,
       .os_items_pairs = 16,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
-      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
+      .small_max = 4096, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
-      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
+      .small_max = 4096, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_INTEL, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
-      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20}},
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
+      .small_max = 4096, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", 0,
      CLSORT_VENDOR_POCL, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
-      .hist_groups = 2, .plan_wg = 64, .skip_min = 0}},
+      .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
+      .small_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
-      .hist_groups = 2, .plan_wg = 64, .skip_min = 0}},
+      .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
+      .small_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
     {"default: the classic strategy needs no forward progress between groups", -1,
      CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 128, .os_items = 8, .os_rank = 1,
       .cl_wg = 128, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
-      .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20}},
+      .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20,
+      .small_max = 0, .bt_wg = 128, .sel_wg = 128, .sel_block = 1024, .scan_wg = 128, .scan_items = 8}},
 };
 
 void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
@@ -116,6 +126,13 @@ static const field fields[] = {
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
+    F(small_max, 0, 1u << 24, "sorts up to this n: one bitonic work-group, one launch (0: never)"),
+    F(bt_wg, 1, 1024, "bitonic work-group size"),
+    F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),
+    F(sel_wg, 1, 1024, "selection sort work-group size"),
+    F(sel_block, 1, 65536, "selection sort keys staged in local memory per round"),
+    F(scan_wg, 1, 1024, "scan work-group size"),
+    F(scan_items, 1, 256, "scan elements per work-item"),
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -239,6 +256,18 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
             return CLSORT_ERROR_INVALID_TUNING;
         }
     }
+    if (t->sel_block % t->sel_wg) {
+        snprintf(err, errsize, "sel_block must be a multiple of sel_wg");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    const unsigned more[] = {t->bt_wg, t->sel_wg, t->scan_wg};
+    const char *more_names[] = {"bt_wg", "sel_wg", "scan_wg"};
+    for (int i = 0; i < 3; i++)
+        if (more[i] > f->max_work_group_size) {
+            snprintf(err, errsize, "%s=%u exceeds the device's work-group limit %zu", more_names[i],
+                     more[i], f->max_work_group_size);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
     if (t->os_rank == CLSORT_RANK_SERIAL && t->os_wg != 1) {
         snprintf(err, errsize, "os_rank=serial needs os_wg=1");
         return CLSORT_ERROR_INVALID_TUNING;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "sortfile.h"
 
 static void usage(FILE *f)
 {
@@ -31,6 +32,10 @@ static void usage(FILE *f)
             "  --cases C,C,...      cases instead of u32 keys and pairs: KEY[+VBYTES][:B:E][@DIST]\n"
             "                       e.g. u32, u32+4, u64+4, u32:0:10, u32+4@0-1023\n"
             "  --copy               also measure the device's copy bandwidth\n"
+            "  --algorithms         instead: Bainville's table (selection, bitonic and radix\n"
+            "                       sorts, rate against log2 N from 8 to 20) and Zucchi's\n"
+            "                       batch (200 arrays x 8192 keys); --batch C,L changes it,\n"
+            "                       --no-table skips the first table\n"
             "  --json FILE          also write the rows as JSON ('-' for stdout)\n"
             "  --tuning SPEC        override tuned parameters (see clsort_tuning_keys)\n"
             "  --min-reps N         timed sorts per size at least (default 5)\n"
@@ -47,6 +52,7 @@ static void usage(FILE *f)
             "  --save               store the fastest in the cache folder for this device\n"
             "\n"
             "environment: CLSORT_DEVICE, CLSORT_CACHE_DIR, CLSORT_TUNING\n");
+    fprintf(f, "\n%s", clsort_sort_usage);
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -115,7 +121,8 @@ static int cmd_bench(int argc, char **argv)
     cfg.seed = 20111;
     const char *json = NULL;
     static bench_case cases[32];
-    int copy = 0;
+    int copy = 0, algorithms = 0, table = 1;
+    size_t batch_count = 200, batch_len = 8192;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -131,6 +138,16 @@ static int cmd_bench(int argc, char **argv)
             copy = 1;
         else if (!strcmp(a, "--profile"))
             cfg.profile = 1;
+        else if (!strcmp(a, "--algorithms"))
+            algorithms = 1;
+        else if (!strcmp(a, "--no-table"))
+            table = 0;
+        else if (!strcmp(a, "--batch") && next) {
+            if (sscanf(argv[++i], "%zu,%zu", &batch_count, &batch_len) != 2) {
+                fprintf(stderr, "clsort bench: --batch takes COUNT,LENGTH\n");
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--build-log"))
             cfg.log = stdout;
         else if (!strcmp(a, "--cases") && next) {
@@ -174,9 +191,35 @@ static int cmd_bench(int argc, char **argv)
             return 2;
         }
     }
+    char err[8192];
+    if (algorithms) {
+        FILE *jf = NULL;
+        if (json && !(jf = strcmp(json, "-") ? fopen(json, "w") : stdout)) {
+            fprintf(stderr, "clsort bench: cannot write %s: %s\n", json, strerror(errno));
+            return 1;
+        }
+        /* The selection sort is n^2: to 2^20 on GPUs, less on CPUs. */
+        clsort_context *probe = NULL;
+        unsigned sel_max = 16;
+        if (clsort_context_create(&probe, cfg.device) == CLSORT_SUCCESS) {
+            clsort_device_info di;
+            if (clsort_context_device_info(probe, &di) == CLSORT_SUCCESS && di.is_gpu)
+                sel_max = 20;
+            clsort_context_release(probe);
+        }
+        clsort_status s = bench_algorithms(cfg.device, cfg.tuning, table ? 8 : 1, table ? 20 : 0,
+                                           sel_max, batch_count, batch_len, stdout, jf, err,
+                                           sizeof err);
+        if (jf && jf != stdout)
+            fclose(jf);
+        if (s != CLSORT_SUCCESS) {
+            fprintf(stderr, "clsort bench: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
     bench_row rows[128];
     size_t nrows = 0;
-    char err[8192];
     double gbs = 0;
     if (copy) {
         gbs = bench_copy_bandwidth(cfg.device, err, sizeof err);
@@ -377,6 +420,8 @@ int main(int argc, char **argv)
         return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(argv[1], "tune"))
         return cmd_tune(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "sort"))
+        return clsort_cmd_sort(argc - 2, argv + 2);
     fprintf(stderr, "clsort: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -145,6 +145,63 @@ static double run(const Case &c, size_t n, int reps, bool &sorted)
     return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
 }
 
+// Zucchi's batch with DeviceSegmentedRadixSort and DeviceSegmentedSort.
+static void run_batch(size_t count, size_t len, int reps)
+{
+    size_t n = count * len;
+    std::vector<uint32_t> hk(n);
+    data_fill(hk.data(), CLSORT_U32, n, DATA_UNIFORM, 20131 + n);
+    std::vector<int> ho(count + 1);
+    for (size_t s = 0; s <= count; s++)
+        ho[s] = (int)(s * len);
+    uint32_t *pk, *wk, *ok;
+    int *offs;
+    CK(cudaMalloc(&pk, n * 4));
+    CK(cudaMalloc(&wk, n * 4));
+    CK(cudaMalloc(&ok, n * 4));
+    CK(cudaMalloc(&offs, (count + 1) * sizeof(int)));
+    CK(cudaMemcpy(pk, hk.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(offs, ho.data(), (count + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (int which = 0; which < 2; which++) {
+        size_t temp = 0;
+        if (which == 0)
+            CK(cub::DeviceSegmentedRadixSort::SortKeys(nullptr, temp, wk, ok, (int)n, (int)count,
+                                                       offs, offs + 1));
+        else
+            CK(cub::DeviceSegmentedSort::SortKeys(nullptr, temp, wk, ok, (int)n, (int)count, offs,
+                                                  offs + 1));
+        void *dtemp;
+        CK(cudaMalloc(&dtemp, temp ? temp : 1));
+        std::vector<float> ms;
+        for (int r = 0; r < reps + 2; r++) {
+            CK(cudaMemcpyAsync(wk, pk, n * 4, cudaMemcpyDeviceToDevice));
+            CK(cudaEventRecord(e0));
+            if (which == 0)
+                CK(cub::DeviceSegmentedRadixSort::SortKeys(dtemp, temp, wk, ok, (int)n, (int)count,
+                                                           offs, offs + 1));
+            else
+                CK(cub::DeviceSegmentedSort::SortKeys(dtemp, temp, wk, ok, (int)n, (int)count, offs,
+                                                      offs + 1));
+            CK(cudaEventRecord(e1));
+            CK(cudaEventSynchronize(e1));
+            float t;
+            CK(cudaEventElapsedTime(&t, e0, e1));
+            if (r >= 2)
+                ms.push_back(t);
+        }
+        std::sort(ms.begin(), ms.end());
+        printf("{\"lib\": \"cub\", \"case\": \"batch %s\", \"count\": %zu, \"length\": %zu, "
+               "\"ms\": %.6f}\n",
+               which == 0 ? "DeviceSegmentedRadixSort" : "DeviceSegmentedSort", count, len,
+               ms[ms.size() / 2]);
+        cudaFree(dtemp);
+    }
+    cudaFree(pk); cudaFree(wk); cudaFree(ok); cudaFree(offs);
+}
+
 int main(int argc, char **argv)
 {
     std::vector<std::string> cases;
@@ -171,6 +228,11 @@ int main(int argc, char **argv)
                 sizes.push_back(parse_size(x.c_str()));
         } else if (a == "--reps" && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (a == "--batch" && i + 1 < argc) {
+            size_t count = 0, len = 0;
+            if (sscanf(argv[++i], "%zu,%zu", &count, &len) == 2)
+                run_batch(count, len, reps);
+        }
     }
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, 0));

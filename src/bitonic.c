@@ -1,0 +1,339 @@
+/* bitonic.c - the comparison sorts: bitonic networks (Zucchi) for segments
+ * that fit a work-group, for small sorts in one launch and for whole arrays;
+ * Bainville's parallel selection sort; and segments too long for a
+ * work-group, sorted by one radix sort of (segment, key). */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static size_t pow2_floor(size_t x)
+{
+    size_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+static size_t pow2_ceil(size_t x)
+{
+    size_t p = 1;
+    while (p < x)
+        p *= 2;
+    return p;
+}
+
+/* Stable (indices carried) unless integer keys alone over every bit. */
+static bool needs_index(const clsort_radix_job *job)
+{
+    return job->vals || job->key.kind == 2 || job->begin_bit != 0 ||
+           job->end_bit != job->key.bytes * 8;
+}
+
+size_t clsort_bitonic_capacity(const clsort_context *ctx, unsigned key_bytes, bool stable)
+{
+    const size_t reserve = 512; /* the compiler's own local memory */
+    size_t lmem = ctx->facts.local_mem_bytes > reserve ? ctx->facts.local_mem_bytes - reserve : 0;
+    size_t cap = pow2_floor(lmem / (key_bytes + (stable ? 4 : 0)));
+    if (ctx->tuning.bt_cap && cap > ctx->tuning.bt_cap)
+        cap = pow2_floor(ctx->tuning.bt_cap);
+    return cap < 2 ? 0 : cap;
+}
+
+typedef struct bt_variant {
+    unsigned cap, wg;
+    bool stable;
+} bt_variant;
+
+static clsort_status get_bt_program(clsort_context *ctx, const clsort_radix_job *job, bool stable,
+                                    bt_variant *v, clsort_program **prog)
+{
+    v->stable = stable;
+    v->cap = (unsigned)clsort_bitonic_capacity(ctx, job->key.bytes, stable);
+    if (v->cap < 2)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
+                           "the device's local memory is too small for the bitonic kernels");
+    unsigned wg = ctx->tuning.bt_wg;
+    if (wg > v->cap / 2)
+        wg = v->cap / 2;
+    if (wg > ctx->facts.max_work_group_size)
+        wg = (unsigned)pow2_floor(ctx->facts.max_work_group_size);
+    v->wg = wg ? wg : 1;
+    char opts[1024];
+    snprintf(opts, sizeof opts,
+             "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=%u -DCLSORT_VAL_BYTES=%u "
+             "-DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=%d -DCLSORT_BT_CAP=%u -DCLSORT_BT_WG=%u "
+             "-DCLSORT_BT_STABLE=%d -DCLSORT_SEL_WG=%u -DCLSORT_SEL_BLOCK=%u",
+             job->key.bytes, job->key.kind, job->vals ? job->val_bytes : 0,
+             ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, v->cap, v->wg, stable ? 1 : 0,
+             ctx->tuning.sel_wg, ctx->tuning.sel_block);
+    static const char *const files[] = {"common.cl", "bitonic.cl", "selection.cl"};
+    return clsort_program_get(ctx, files, 3, opts, prog);
+}
+
+/* The order-key arguments: first bit, window mask (key-sized), direction. */
+typedef struct order_args {
+    cl_uint begin;
+    uint64_t wmask;
+    cl_uint desc;
+    unsigned kb;
+} order_args;
+
+static order_args order_of(const clsort_radix_job *job)
+{
+    order_args o;
+    unsigned w = job->end_bit - job->begin_bit;
+    o.begin = job->begin_bit;
+    o.wmask = w >= 64 ? ~0ull : (1ull << w) - 1;
+    o.desc = job->descending;
+    o.kb = job->key.bytes;
+    return o;
+}
+
+/* A 1-D grid for element loops: at most 64 groups per compute unit. */
+static size_t loop_groups(const clsort_context *ctx, size_t n, size_t per_group)
+{
+    size_t g = div_up(n, per_group);
+    size_t cap = (size_t)ctx->facts.compute_units * 64;
+    return g == 0 ? 1 : (g > cap ? cap : g);
+}
+
+clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *job,
+                                 const clsort_seg_desc *seg, bool plain, clsort_seq *seq)
+{
+    /* (covered is unknown, 0, when the caller gave max_length instead of
+     * letting the offsets be read back; only the one-launch path runs then) */
+    if (seg->count == 0 || seg->maxlen < 2)
+        return CLSORT_SUCCESS;
+    const bool stable = needs_index(job);
+    bt_variant v;
+    clsort_program *prog;
+    order_args o = order_of(job);
+    cl_ulong koff = job->keys_off, voff = job->vals_off, ooff = seg->offsets_off;
+    cl_ulong first = seg->first, seg_len = seg->seg_len;
+    cl_uint use_off = seg->use_offsets, gen = job->gen_index;
+    cl_mem offs = seg->offsets;
+    cl_mem vals = job->vals;
+
+    /* Every segment fits a work-group: one launch, one group per segment. */
+    if (!plain) {
+        CLSORT_TRY(get_bt_program(ctx, job, stable, &v, &prog));
+        if (seg->maxlen <= v.cap) {
+            cl_kernel k;
+            CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_segments", &k));
+            cl_ulong n_all = job->n;
+            clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(vals),
+                                 CLSORT_ARG(voff), CLSORT_ARG(offs), CLSORT_ARG(ooff),
+                                 CLSORT_ARG(use_off), CLSORT_ARG(first), CLSORT_ARG(seg_len),
+                                 CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
+                                 CLSORT_ARG(gen), CLSORT_ARG(n_all)};
+            CLSORT_TRY(clsort_set_args(ctx, k, "clsort_bitonic_segments", args, 14));
+            return clsort_launch(ctx, k, "clsort_bitonic_segments", seg->count * v.wg, v.wg, seq);
+        }
+    }
+
+    /* Padded network in temporaries: global steps where the distance
+     * exceeds a work-group's block, local-memory phases below it (or only
+     * global steps for the plain version). */
+    CLSORT_TRY(get_bt_program(ctx, job, true, &v, &prog));
+    const size_t seg_pad = pow2_ceil(seg->maxlen < 2 ? 2 : seg->maxlen);
+    const size_t npad = seg_pad * seg->count;
+    if (npad > 0xffffffffull || seg_pad > 0x80000000ull)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "the bitonic sort handles at most 2^31 elements a segment and 2^32 "
+                           "padded in all (here %zu)",
+                           npad);
+    cl_mem ok, oi, dk, dv = NULL;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_KEYS, npad * job->key.bytes, &ok));
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_INDEX, npad * 4, &oi));
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_KEYS, seg->covered * job->key.bytes, &dk));
+    if (vals)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_VALS, seg->covered * job->val_bytes, &dv));
+    cl_kernel kp, ks, kl, ku;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_pack", &kp));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_step", &ks));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_local", &kl));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_unpack", &ku));
+    cl_ulong a_pad = seg_pad, a_npad = npad;
+    {
+        clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(offs),
+                             CLSORT_ARG(ooff), CLSORT_ARG(use_off), CLSORT_ARG(first),
+                             CLSORT_ARG(seg_len), CLSORT_ARG(a_pad), CLSORT_ARG(a_npad),
+                             CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
+                             CLSORT_ARG(ok), CLSORT_ARG(oi)};
+        CLSORT_TRY(clsort_set_args(ctx, kp, "clsort_bitonic_pack", args, 14));
+        CLSORT_TRY(clsort_launch(ctx, kp, "clsort_bitonic_pack", loop_groups(ctx, npad, 1024) * 256,
+                                 256, seq));
+    }
+    const cl_uint block = (cl_uint)(seg_pad < v.cap ? seg_pad : v.cap);
+    const size_t step_global = loop_groups(ctx, npad / 2, 1024) * 256;
+    cl_uint kfrom = 2;
+    if (!plain) { /* sequences up to a block, entirely in local memory */
+        cl_uint kto = block, jfrom = block;
+        clsort_arg args[] = {CLSORT_ARG(ok),    CLSORT_ARG(oi),   CLSORT_ARG(a_pad),
+                             CLSORT_ARG(block), CLSORT_ARG(kfrom), CLSORT_ARG(kto),
+                             CLSORT_ARG(jfrom)};
+        CLSORT_TRY(clsort_set_args(ctx, kl, "clsort_bitonic_local", args, 7));
+        CLSORT_TRY(clsort_launch(ctx, kl, "clsort_bitonic_local", npad / block * v.wg, v.wg, seq));
+        kfrom = block * 2;
+    }
+    for (size_t kk = kfrom; kk <= seg_pad; kk <<= 1) {
+        cl_uint k32 = (cl_uint)kk;
+        size_t jstop = plain ? 1 : block;
+        for (size_t jj = kk >> 1; jj >= jstop; jj >>= 1) {
+            cl_uint j32 = (cl_uint)jj;
+            clsort_arg args[] = {CLSORT_ARG(ok), CLSORT_ARG(oi), CLSORT_ARG(a_npad),
+                                 CLSORT_ARG(a_pad), CLSORT_ARG(k32), CLSORT_ARG(j32)};
+            CLSORT_TRY(clsort_set_args(ctx, ks, "clsort_bitonic_step", args, 6));
+            CLSORT_TRY(clsort_launch(ctx, ks, "clsort_bitonic_step", step_global, 256, seq));
+            if (jj == 1)
+                break;
+        }
+        if (!plain) {
+            cl_uint jfrom = block / 2;
+            clsort_arg args[] = {CLSORT_ARG(ok),    CLSORT_ARG(oi),  CLSORT_ARG(a_pad),
+                                 CLSORT_ARG(block), CLSORT_ARG(k32), CLSORT_ARG(k32),
+                                 CLSORT_ARG(jfrom)};
+            CLSORT_TRY(clsort_set_args(ctx, kl, "clsort_bitonic_local", args, 7));
+            CLSORT_TRY(clsort_launch(ctx, kl, "clsort_bitonic_local", npad / block * v.wg, v.wg,
+                                     seq));
+        }
+    }
+    {
+        clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff),  CLSORT_ARG(vals),
+                             CLSORT_ARG(voff),      CLSORT_ARG(offs),  CLSORT_ARG(ooff),
+                             CLSORT_ARG(use_off),   CLSORT_ARG(first), CLSORT_ARG(seg_len),
+                             CLSORT_ARG(a_pad),     CLSORT_ARG(a_npad), CLSORT_ARG(oi),
+                             CLSORT_ARG(dk),        CLSORT_ARG(dv),    CLSORT_ARG(gen)};
+        CLSORT_TRY(clsort_set_args(ctx, ku, "clsort_bitonic_unpack", args, 15));
+        CLSORT_TRY(clsort_launch(ctx, ku, "clsort_bitonic_unpack",
+                                 loop_groups(ctx, npad, 1024) * 256, 256, seq));
+    }
+    CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, (job->keys_off + seg->base0) * job->key.bytes,
+                           seg->covered * job->key.bytes, seq));
+    if (vals)
+        CLSORT_TRY(clsort_copy(ctx, dv, 0, vals, (job->vals_off + seg->base0) * job->val_bytes,
+                               seg->covered * job->val_bytes, seq));
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *job, bool local,
+                                   clsort_seq *seq)
+{
+    const size_t n = job->n;
+    if (n > CLSORT_SELECTION_MAX)
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "the selection sort takes at most %u elements (here %zu): it does "
+                           "n^2 comparisons; use the radix or bitonic sort",
+                           (unsigned)CLSORT_SELECTION_MAX, n);
+    bt_variant v;
+    clsort_program *prog;
+    CLSORT_TRY(get_bt_program(ctx, job, true, &v, &prog));
+    cl_mem dk, dv = NULL;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_KEYS, n * job->key.bytes, &dk));
+    if (job->vals)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_VALS, n * job->val_bytes, &dv));
+    const char *name = local ? "clsort_selection_local" : "clsort_selection";
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, name, &k));
+    order_args o = order_of(job);
+    cl_ulong koff = job->keys_off, voff = job->vals_off;
+    cl_uint n32 = (cl_uint)n;
+    cl_mem vals = job->vals;
+    cl_uint gen = job->gen_index;
+    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(vals),
+                         CLSORT_ARG(voff),      CLSORT_ARG(n32),  CLSORT_ARG(o.begin),
+                         {o.kb, &o.wmask},      CLSORT_ARG(o.desc), CLSORT_ARG(dk),
+                         CLSORT_ARG(dv),        CLSORT_ARG(gen)};
+    CLSORT_TRY(clsort_set_args(ctx, k, name, args, 11));
+    const size_t wg = ctx->tuning.sel_wg;
+    CLSORT_TRY(clsort_launch(ctx, k, name, div_up(n, wg) * wg, wg, seq));
+    CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, job->keys_off * job->key.bytes,
+                           n * job->key.bytes, seq));
+    if (job->vals)
+        CLSORT_TRY(clsort_copy(ctx, dv, 0, job->vals, job->vals_off * job->val_bytes,
+                               n * job->val_bytes, seq));
+    return CLSORT_SUCCESS;
+}
+
+/* Segments longer than a work-group holds: one radix sort of 64-bit keys
+ * (segment << window bits | order key) with the permutation, then the keys
+ * and values gathered by it. When the segment number and the window do not
+ * fit 64 bits together, each segment gets a radix sort of its own. */
+clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job *job,
+                                    const clsort_seg_desc *seg, clsort_seq *seq)
+{
+    if (seg->count == 0 || seg->covered == 0)
+        return CLSORT_SUCCESS;
+    unsigned wbits = job->end_bit - job->begin_bit, sbits = 0;
+    while (sbits < 64 && ((size_t)1 << sbits) < seg->count)
+        sbits++;
+    if (sbits + wbits > 64 || job->gen_index) {
+        /* One radix sort per segment (segment starts known on the host). */
+        if (seg->use_offsets && !seg->host_offsets)
+            return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "segment offsets not on the host");
+        for (size_t s = 0; s < seg->count; s++) {
+            size_t start = seg->use_offsets ? seg->host_offsets[s] : seg->first + s * seg->seg_len;
+            size_t end = seg->use_offsets ? seg->host_offsets[s + 1] : start + seg->seg_len;
+            if (end - start < 2)
+                continue;
+            clsort_radix_job sub = *job;
+            sub.keys_off = job->keys_off + start;
+            sub.vals_off = job->vals_off + start;
+            sub.n = end - start;
+            CLSORT_TRY(clsort_radix_sort(ctx, &sub, seq));
+        }
+        return CLSORT_SUCCESS;
+    }
+    const size_t m = seg->covered;
+    bt_variant v;
+    clsort_program *prog;
+    CLSORT_TRY(get_bt_program(ctx, job, true, &v, &prog));
+    cl_mem pk, perm, dk, dv = NULL;
+    const unsigned ib = m > 0xffffffffull ? 8 : 4;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_KEYS, m * 8, &pk));
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_INDEX, m * ib, &perm));
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_KEYS, m * job->key.bytes, &dk));
+    if (job->vals)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_VALS, m * job->val_bytes, &dv));
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_segments_pack64", &k));
+    order_args o = order_of(job);
+    cl_ulong koff = job->keys_off, ooff = seg->offsets_off, first = seg->first,
+             seg_len = seg->seg_len;
+    cl_uint use_off = seg->use_offsets, wb = wbits;
+    cl_mem offs = seg->offsets;
+    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff),   CLSORT_ARG(offs),
+                         CLSORT_ARG(ooff),      CLSORT_ARG(use_off), CLSORT_ARG(first),
+                         CLSORT_ARG(seg_len),   CLSORT_ARG(o.begin), {o.kb, &o.wmask},
+                         CLSORT_ARG(wb),        CLSORT_ARG(o.desc),  CLSORT_ARG(pk)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_segments_pack64", args, 12));
+    CLSORT_TRY(clsort_launch(ctx, k, "clsort_segments_pack64", seg->count * 256, 256, seq));
+    /* (segment, order key) pairs with the permutation, radix sorted. */
+    clsort_radix_job r;
+    memset(&r, 0, sizeof r);
+    r.key.bytes = 8;
+    r.key.kind = 0;
+    r.keys = pk;
+    r.vals = perm;
+    r.val_bytes = ib;
+    r.gen_index = true;
+    r.n = m;
+    r.begin_bit = 0;
+    r.end_bit = sbits + wbits;
+    r.algorithm = ctx->tuning.algorithm;
+    r.radix_bits = ctx->tuning.radix_bits;
+    CLSORT_TRY(clsort_radix_sort(ctx, &r, seq));
+    /* Gather: dk[i] = keys[base0 + perm[i]], the same for values. */
+    const size_t kb = job->key.bytes;
+    CLSORT_TRY(clsort_radix_gather(ctx, &r, job->keys, (job->keys_off + seg->base0) * kb, dk, perm,
+                                   kb, seq));
+    if (job->vals)
+        CLSORT_TRY(clsort_radix_gather(ctx, &r, job->vals, (job->vals_off + seg->base0) * job->val_bytes,
+                                       dv, perm, job->val_bytes, seq));
+    CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, (job->keys_off + seg->base0) * kb, m * kb, seq));
+    if (job->vals)
+        CLSORT_TRY(clsort_copy(ctx, dv, 0, job->vals, (job->vals_off + seg->base0) * job->val_bytes,
+                               m * job->val_bytes, seq));
+    return CLSORT_SUCCESS;
+}

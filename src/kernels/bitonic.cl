@@ -1,0 +1,319 @@
+/* bitonic.cl - bitonic sorting networks (Zucchi 2013): many segments at
+ * once, one work-group per segment in local memory, and whole arrays of any
+ * length through global steps plus local-memory finishing.
+ *
+ * Keys are compared by their "order key": the bits [begin, end) of the
+ * order-preserving image (common.cl), inverted for descending order. The
+ * network sorts (order key, input index) pairs, so it is stable; partial
+ * power-of-two blocks are padded, in local or temporary memory only, with
+ * (all ones, all ones), which sorts after every real element.
+ *
+ * Compare-and-swap pairs come from work-item ids by inserting a bit (the
+ * seed's trick): pair t of step j (a power of two) is p0 = t with a 0 bit
+ * inserted at log2(j), p1 = p0 | j; the pair is in ascending order when
+ * bit k of p0 is clear, k the size of the bitonic sequences being merged.
+ *
+ * Defines it needs, besides common.cl's:
+ *   CLSORT_BT_CAP     elements a work-group holds in local memory (power of 2)
+ *   CLSORT_BT_WG      work-group size of the local kernels (CAP/2 at most)
+ *   CLSORT_BT_STABLE  1: carry input indices (pairs, windows, floats);
+ *                     0: integer keys alone over every bit (order keys are
+ *                     then the keys themselves, transformed reversibly)
+ */
+#if !defined(CLSORT_BT_CAP) || !defined(CLSORT_BT_WG) || !defined(CLSORT_BT_STABLE)
+#error "bitonic.cl needs CLSORT_BT_CAP, CLSORT_BT_WG and CLSORT_BT_STABLE"
+#endif
+#if !CLSORT_BT_STABLE && (CLSORT_KEY_KIND == 2 || HAVE_VALUES)
+#error "CLSORT_BT_STABLE 0 is only for integer keys without values"
+#endif
+
+#define BT_ITEMS (CLSORT_BT_CAP / CLSORT_BT_WG)
+#define BT_MAXKEY ((KEY_T)~(KEY_T)0)
+#define BT_MAXIDX 0xffffffffu
+
+/* The order key of a key (see above). */
+inline KEY_T clsort_order_key(KEY_T k, uint begin, KEY_T wmask, uint desc)
+{
+    KEY_T o = (KEY_T)((RADIX_IMAGE(k) >> begin) & wmask);
+    return desc ? (KEY_T)(o ^ wmask) : o;
+}
+
+/* Stable without indices only for integer keys over all bits: invert. */
+#if !CLSORT_BT_STABLE
+inline KEY_T clsort_order_key_inverse(KEY_T o, uint desc)
+{
+    KEY_T img = desc ? (KEY_T)~o : o;
+#if CLSORT_KEY_KIND == 1
+    return (KEY_T)(img ^ KEY_SIGN);
+#else
+    return img;
+#endif
+}
+#endif
+
+/* argsort: the value is the element's index (relative to the keys). */
+#if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
+#define GEN_INDEX_OR(gen, i, load) ((gen) ? (VAL_T)(i) : (load))
+#else
+#define GEN_INDEX_OR(gen, i, load) (load)
+#endif
+
+inline uint clsort_insert_zero(uint t, uint j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
+
+/* One compare-and-swap on local (key, index) arrays. */
+inline void clsort_bt_cas(local KEY_T *lk, local uint *li, uint p0, uint p1, bool asc)
+{
+    KEY_T a = lk[p0], b = lk[p1];
+#if CLSORT_BT_STABLE
+    uint ia = li[p0], ib = li[p1];
+    bool greater = a > b || (a == b && ia > ib);
+#else
+    bool greater = a > b;
+#endif
+    if (greater == asc) {
+        lk[p0] = b;
+        lk[p1] = a;
+#if CLSORT_BT_STABLE
+        li[p0] = ib;
+        li[p1] = ia;
+#endif
+    }
+}
+
+/* Bitonic network over lk/li[0..size) (size a power of two, at most CAP),
+ * for sequence sizes k from kfrom to kto and, within each, steps j from
+ * min(k/2, jfrom) down to 1. base is the global position of element 0 (the
+ * directions depend on global positions). Whole work-group; barriers. */
+inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint base, uint kfrom,
+                              uint kto, uint jfrom)
+{
+    const uint lid = get_local_id(0);
+    for (uint k = kfrom; k <= kto; k <<= 1) {
+        for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1) {
+            for (uint t0 = 0; t0 < size / 2; t0 += CLSORT_BT_WG) {
+                uint t = t0 + lid;
+                if (t < size / 2) {
+                    uint p0 = clsort_insert_zero(t, j);
+                    clsort_bt_cas(lk, li, p0, p0 | j, ((base + p0) & k) == 0);
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ segments */
+
+/* One work-group per segment; segments of at most CAP elements. offsets
+ * (count + 1 entries, element positions relative to keys_off) or, when
+ * use_offsets is 0, fixed-length segments starting at first. Elements are
+ * written back in place. */
+kernel __attribute__((reqd_work_group_size(CLSORT_BT_WG, 1, 1)))
+void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *vals,
+                             ulong vals_off, global const ulong *offsets, ulong offsets_off,
+                             uint use_offsets, ulong first, ulong seg_len, uint begin_bit,
+                             KEY_T wmask, uint desc, uint gen_index, ulong n)
+{
+    local KEY_T lk[CLSORT_BT_CAP];
+#if CLSORT_BT_STABLE
+    local uint li[CLSORT_BT_CAP];
+#else
+    local uint *li = 0;
+#endif
+    const uint lid = get_local_id(0);
+    const ulong seg = get_group_id(0);
+    ulong start, len;
+    if (use_offsets) {
+        /* Offsets the host did not check are clamped to the array and the
+         * capacity: bad offsets give a wrong order, never a stray write. */
+        offsets += offsets_off;
+        start = min(offsets[seg], n);
+        ulong end = min(max(offsets[seg + 1], start), n);
+        len = min(end - start, (ulong)CLSORT_BT_CAP);
+    } else {
+        start = first + seg * seg_len;
+        len = seg_len;
+    }
+    keys += keys_off + start;
+    vals += vals_off + start;
+#if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
+    if (gen_index && len == 1 && lid == 0)
+        vals[0] = (VAL_T)start;
+#endif
+    if (len < 2)
+        return; /* uniform across the work-group */
+    const uint size = clsort_pow2_ceil((uint)len);
+    for (uint i = lid; i < size; i += CLSORT_BT_WG) {
+        lk[i] = i < len ? clsort_order_key(keys[i], begin_bit, wmask, desc) : BT_MAXKEY;
+#if CLSORT_BT_STABLE
+        li[i] = i < len ? i : BT_MAXIDX;
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clsort_bt_network(lk, li, size, 0, 2, size, size);
+#if CLSORT_BT_STABLE
+    /* Gather the original keys (and values) by index, all reads before any
+     * write: the segment is rewritten in place. */
+    KEY_T tk[BT_ITEMS];
+#if HAVE_VALUES
+    VAL_T tv[BT_ITEMS];
+#endif
+    for (uint q = 0; q < BT_ITEMS; q++) {
+        uint i = q * CLSORT_BT_WG + lid;
+        if (i < len) {
+            tk[q] = keys[li[i]];
+#if HAVE_VALUES
+            tv[q] = GEN_INDEX_OR(gen_index, start + li[i], vals[li[i]]);
+#endif
+        }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (uint q = 0; q < BT_ITEMS; q++) {
+        uint i = q * CLSORT_BT_WG + lid;
+        if (i < len) {
+            keys[i] = tk[q];
+#if HAVE_VALUES
+            vals[i] = tv[q];
+#endif
+        }
+    }
+#else
+    for (uint i = lid; i < len; i += CLSORT_BT_WG)
+        keys[i] = clsort_order_key_inverse(lk[i], desc);
+#endif
+}
+
+/* --------------------------------------------- whole arrays, any length */
+#if CLSORT_BT_STABLE
+
+/* The (order key, index) arrays of a padded problem: npad = count * seg_pad
+ * entries, segment s at [s * seg_pad, (s+1) * seg_pad). One segment for a
+ * plain sort. Entries past a segment's end are padding. */
+kernel void clsort_bitonic_pack(global const KEY_T *keys, ulong keys_off, global const ulong *offsets,
+                                ulong offsets_off, uint use_offsets, ulong first, ulong seg_len,
+                                ulong seg_pad, ulong npad, uint begin_bit, KEY_T wmask, uint desc,
+                                global KEY_T *ok, global uint *oi)
+{
+    keys += keys_off;
+    offsets += offsets_off;
+    for (ulong e = get_global_id(0); e < npad; e += get_global_size(0)) {
+        ulong seg = e / seg_pad, p = e % seg_pad;
+        ulong start = use_offsets ? offsets[seg] : first + seg * seg_len;
+        ulong len = use_offsets ? offsets[seg + 1] - start : seg_len;
+        bool real = p < len;
+        ok[e] = real ? clsort_order_key(keys[start + p], begin_bit, wmask, desc) : BT_MAXKEY;
+        oi[e] = real ? (uint)p : BT_MAXIDX;
+    }
+}
+
+/* One global step (k, j) over the whole padded array: positions are taken
+ * within segments of seg_pad entries, so every segment gets its own network. */
+kernel void clsort_bitonic_step(global KEY_T *ok, global uint *oi, ulong npad, ulong seg_pad,
+                                uint k, uint j)
+{
+    for (ulong t = get_global_id(0); t < npad / 2; t += get_global_size(0)) {
+        ulong p0 = ((t & ~(ulong)(j - 1)) << 1) | (t & (j - 1));
+        ulong p1 = p0 | j;
+        KEY_T a = ok[p0], b = ok[p1];
+        uint ia = oi[p0], ib = oi[p1];
+        bool greater = a > b || (a == b && ia > ib);
+        bool asc = ((p0 % seg_pad) & k) == 0;
+        if (greater == asc) {
+            ok[p0] = b;
+            ok[p1] = a;
+            oi[p0] = ib;
+            oi[p1] = ia;
+        }
+    }
+}
+
+/* Local-memory phases: each work-group takes a block of CAP entries (a
+ * power of two dividing seg_pad, or seg_pad itself when smaller), and runs
+ * sequence sizes kfrom..kto with steps from jfrom down to 1 there. */
+kernel __attribute__((reqd_work_group_size(CLSORT_BT_WG, 1, 1)))
+void clsort_bitonic_local(global KEY_T *ok, global uint *oi, ulong seg_pad, uint block,
+                          uint kfrom, uint kto, uint jfrom)
+{
+    local KEY_T lk[CLSORT_BT_CAP];
+    local uint li[CLSORT_BT_CAP];
+    const uint lid = get_local_id(0);
+    const ulong b0 = (ulong)get_group_id(0) * block;
+    for (uint i = lid; i < block; i += CLSORT_BT_WG) {
+        lk[i] = ok[b0 + i];
+        li[i] = oi[b0 + i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* With block | seg_pad the position inside the segment is b0 % seg_pad. */
+    const uint base = (uint)(b0 % seg_pad);
+    for (uint k = kfrom; k <= kto; k <<= 1) {
+        for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1) {
+            for (uint t0 = 0; t0 < block / 2; t0 += CLSORT_BT_WG) {
+                uint t = t0 + lid;
+                if (t < block / 2) {
+                    uint p0 = clsort_insert_zero(t, j), p1 = p0 | j;
+                    KEY_T a = lk[p0], b = lk[p1];
+                    uint ia = li[p0], ib = li[p1];
+                    bool greater = a > b || (a == b && ia > ib);
+                    bool asc = ((base + p0) & k) == 0;
+                    if (greater == asc) {
+                        lk[p0] = b;
+                        lk[p1] = a;
+                        li[p0] = ib;
+                        li[p1] = ia;
+                    }
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    for (uint i = lid; i < block; i += CLSORT_BT_WG) {
+        ok[b0 + i] = lk[i];
+        oi[b0 + i] = li[i];
+    }
+}
+
+/* The sorted records, gathered by index into temporaries (dk, dv), segment
+ * by segment; the caller copies them back over the input range. */
+kernel void clsort_bitonic_unpack(global const KEY_T *keys, ulong keys_off, global const VAL_T *vals,
+                                  ulong vals_off, global const ulong *offsets, ulong offsets_off,
+                                  uint use_offsets, ulong first, ulong seg_len, ulong seg_pad,
+                                  ulong npad, global const uint *oi, global KEY_T *dk,
+                                  global VAL_T *dv, uint gen_index)
+{
+    keys += keys_off;
+    vals += vals_off;
+    offsets += offsets_off;
+    const ulong base0 = use_offsets ? offsets[0] : first;
+    for (ulong e = get_global_id(0); e < npad; e += get_global_size(0)) {
+        ulong seg = e / seg_pad, p = e % seg_pad;
+        ulong start = use_offsets ? offsets[seg] : first + seg * seg_len;
+        ulong len = use_offsets ? offsets[seg + 1] - start : seg_len;
+        if (p < len) {
+            ulong src = start + oi[e], dst = start - base0 + p;
+            dk[dst] = keys[src];
+#if HAVE_VALUES
+            dv[dst] = GEN_INDEX_OR(gen_index, src, vals[src]);
+#endif
+        }
+    }
+}
+
+/* Segments that fit no work-group, for a radix sort of (segment, key):
+ * pk[e] = segment << wbits | order key, e counted from the first segment's
+ * start. One work-group per segment. */
+kernel void clsort_segments_pack64(global const KEY_T *keys, ulong keys_off,
+                                   global const ulong *offsets, ulong offsets_off, uint use_offsets,
+                                   ulong first, ulong seg_len, uint begin_bit, KEY_T wmask,
+                                   uint wbits, uint desc, global ulong *pk)
+{
+    keys += keys_off;
+    offsets += offsets_off;
+    const ulong seg = get_group_id(0);
+    const ulong base0 = use_offsets ? offsets[0] : first;
+    const ulong start = use_offsets ? offsets[seg] : first + seg * seg_len;
+    const ulong len = use_offsets ? offsets[seg + 1] - start : seg_len;
+    for (ulong p = get_local_id(0); p < len; p += get_local_size(0))
+        pk[start - base0 + p] =
+            (seg << wbits) | (ulong)clsort_order_key(keys[start + p], begin_bit, wmask, desc);
+}
+#endif
