@@ -378,9 +378,10 @@ clsort_status clsort_context_trim(clsort_context *ctx, size_t *freed_bytes);
 
 /* ------------------------------------------------------------------- tuning
  *
- * Kernel shapes come from a table keyed by device (vendor, name, type,
- * compute units, local memory) with a default row; clsort tune measures
- * candidates and stores the winner in the cache folder. A spec string
+ * Kernel shapes come from a table whose rows match the device type (GPU or
+ * CPU), the vendor and optionally part of the device name, with a default
+ * row; a row saved by clsort_context_save_tuning (`clsort tune --save`) in
+ * the cache folder for this device and driver comes first. A spec string
  * overrides fields: comma-separated key=value pairs, e.g.
  * "algorithm=classic,radix_bits=4,os_wg=64". clsort_tuning_keys() lists the
  * keys with a line on each. */

@@ -189,6 +189,16 @@ void clsort_cache_store(const char *dir, const char *key, const unsigned char *b
     free(path);
 }
 
+void clsort_cache_remove(const char *dir, const char *key)
+{
+    if (!dir)
+        return;
+    char *path = entry_path(dir, key);
+    if (path)
+        remove(path);
+    free(path);
+}
+
 char *clsort_cache_read_text(const char *dir, const char *name)
 {
     if (!dir)

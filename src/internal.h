@@ -46,6 +46,7 @@ typedef struct clsort_tuning {
     unsigned plan_wg;
     unsigned skip_min;  /* pass skipping from this n on (0: always) */
     unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
+    unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
     unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
     unsigned sel_wg, sel_block;    /* selection sort */
     unsigned scan_wg, scan_items;  /* scans */
@@ -90,6 +91,7 @@ void clsort_programs_release(clsort_context *ctx);
  * (free it) when a valid entry exists; a damaged entry is removed. */
 bool clsort_cache_load(const char *dir, const char *key, unsigned char **bin, size_t *len);
 void clsort_cache_store(const char *dir, const char *key, const unsigned char *bin, size_t len);
+void clsort_cache_remove(const char *dir, const char *key);
 uint64_t clsort_hash64(const void *data, size_t len, uint64_t seed);
 /* Default folder ($CLSORT_CACHE_DIR, $XDG_CACHE_HOME/clsort,
  * $HOME/.cache/clsort); NULL if disabled or unknown. Allocated. */
@@ -282,6 +284,9 @@ clsort_status clsort_radix_iota(clsort_context *ctx, const clsort_radix_job *job
                                 clsort_seq *seq);
 /* Moves records of rec_bytes by the permutation a gen_index job left in
  * perm: dst[i] = src[perm[i]]. */
+/* Builds the gather's program ahead, so that a build failure comes before
+ * any data moves. */
+clsort_status clsort_radix_gather_prepare(clsort_context *ctx, const clsort_radix_job *sort_job);
 clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *job, cl_mem src,
                                   size_t src_off_bytes, cl_mem dst, cl_mem perm, size_t rec_bytes,
                                   clsort_seq *seq);

@@ -66,12 +66,9 @@ static cl_program from_binary(clsort_context *ctx, const char *key, const char *
         return prog;
     if (prog && err == CL_SUCCESS)
         clReleaseProgram(prog);
-    /* The driver refused the binary: drop the entry, build from source. */
-    unsigned char *again = NULL;
-    size_t alen = 0;
-    if (clsort_cache_load(ctx->cache_dir, key, &again, &alen))
-        free(again);
-    clsort_cache_store(ctx->cache_dir, key, (const unsigned char *)"", 0);
+    /* The driver refused the binary: drop the entry; the caller builds from
+     * source and stores a fresh one. */
+    clsort_cache_remove(ctx->cache_dir, key);
     return NULL;
 }
 

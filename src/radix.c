@@ -306,6 +306,28 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
+static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
+                                  const clsort_radix_job *job, const radix_shape *s,
+                                  const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_prologue", &k));
+    cl_ulong koff = job->keys_off;
+    cl_ulong zero_from = s->counters_at, zero_words = 0;
+    if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP)
+        zero_words = s->scratch_words - s->counters_at;
+    cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, skip = s->allow_skip, gen = job->gen_index;
+    idx_arg a_n;
+    clsort_arg args[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(koff),      idx_of(s, &a_n, job->n),
+                         CLSORT_ARG(passes),   CLSORT_ARG(begin),     CLSORT_ARG(end),
+                         CLSORT_ARG(desc),     CLSORT_ARG(skip),      CLSORT_ARG(gen),
+                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_from), CLSORT_ARG(zero_words),
+                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_prologue", args, 14));
+    return clsort_launch(ctx, k, "clsort_radix_prologue", s->plan_wg, s->plan_wg, seq);
+}
+
 static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                   const clsort_radix_job *job, const radix_shape *s,
                                   const radix_buffers *b, clsort_seq *seq)
@@ -413,12 +435,19 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
     radix_buffers b;
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
-    /* Zero the counts, tile counters and look-back areas in one fill. */
-    size_t zero_words = s.algorithm == CLSORT_ALGORITHM_ONESWEEP ? s.scratch_words
-                                                                 : s.portions * s.passes * s.radix;
-    CLSORT_TRY(clsort_fill(ctx, b.scratch, 0, zero_words * 4, seq));
-    CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, seq));
-    CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, seq));
+    if (s.portions == 1 && job->n <= ctx->tuning.prologue_max &&
+        (size_t)s.max_passes * s.radix * 4 + 8192 <= ctx->facts.local_mem_bytes) {
+        /* One work-group zeroes, counts and plans: one launch, not three. */
+        CLSORT_TRY(run_prologue(ctx, prog, job, &s, &b, seq));
+    } else {
+        /* Zero the counts, tile counters and look-back areas in one fill. */
+        size_t zero_words = s.algorithm == CLSORT_ALGORITHM_ONESWEEP
+                                ? s.scratch_words
+                                : s.portions * s.passes * s.radix;
+        CLSORT_TRY(clsort_fill(ctx, b.scratch, 0, zero_words * 4, seq));
+        CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, seq));
+        CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, seq));
+    }
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP)
         CLSORT_TRY(run_onesweep(ctx, prog, job, &s, &b, seq));
     else
@@ -430,24 +459,39 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     return CLSORT_SUCCESS;
 }
 
+/* The gather lives in the radix program of the permutation's type
+ * (whatever algorithm made the permutation). */
+static clsort_status gather_kernel(clsort_context *ctx, const clsort_radix_job *sort_job,
+                                   clsort_radix_job *rj, radix_shape *s, cl_kernel *k)
+{
+    *rj = *sort_job;
+    if (rj->algorithm != CLSORT_ALGORITHM_ONESWEEP && rj->algorithm != CLSORT_ALGORITHM_CLASSIC) {
+        rj->algorithm = ctx->tuning.algorithm;
+        rj->radix_bits = ctx->tuning.radix_bits;
+    }
+    CLSORT_TRY(make_shape(ctx, rj, s));
+    clsort_program *prog;
+    CLSORT_TRY(get_program(ctx, s, &rj->key, &prog));
+    return clsort_program_kernel(ctx, prog, "clsort_gather_records", k);
+}
+
+clsort_status clsort_radix_gather_prepare(clsort_context *ctx, const clsort_radix_job *sort_job)
+{
+    clsort_radix_job rj;
+    radix_shape s;
+    cl_kernel k;
+    return gather_kernel(ctx, sort_job, &rj, &s, &k);
+}
+
 clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *sort_job,
                                   cl_mem src, size_t src_off_bytes, cl_mem dst, cl_mem perm,
                                   size_t rec_bytes, clsort_seq *seq)
 {
-    /* The gather lives in the radix program of the permutation's type
-     * (whatever algorithm made the permutation). */
-    clsort_radix_job rj = *sort_job;
+    clsort_radix_job rj;
     const clsort_radix_job *job = &rj;
-    if (rj.algorithm != CLSORT_ALGORITHM_ONESWEEP && rj.algorithm != CLSORT_ALGORITHM_CLASSIC) {
-        rj.algorithm = ctx->tuning.algorithm;
-        rj.radix_bits = ctx->tuning.radix_bits;
-    }
     radix_shape s;
-    CLSORT_TRY(make_shape(ctx, job, &s));
-    clsort_program *prog;
-    CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
     cl_kernel k;
-    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_gather_records", &k));
+    CLSORT_TRY(gather_kernel(ctx, sort_job, &rj, &s, &k));
     cl_ulong off = src_off_bytes;
     cl_uint rec = (cl_uint)rec_bytes;
     idx_arg a_n;

@@ -328,6 +328,12 @@ static clsort_status run_request(clsort_context *ctx, request *rq, cl_mem keys, 
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_PERM, n * rq->index_bytes, &perm));
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_RECORDS, n * rq->value_size, &recs));
         set_job_values(rq, perm, 0);
+        /* the gather's program first: a build failure leaves the keys
+         * untouched */
+        clsort_radix_job probe = *job;
+        if (!rq->segmented)
+            resolve_algorithm(ctx, &probe);
+        CLSORT_TRY(clsort_radix_gather_prepare(ctx, &probe));
         if (rq->segmented) {
             /* Segments move only their own elements: carry an identity
              * permutation instead of generating one. */
@@ -637,8 +643,34 @@ clsort_status clsort_context_reserve(clsort_context *ctx, clsort_type key_type,
      * needs: run the real allocation path with a scratch keys buffer. */
     rq.job.keys = NULL;
     set_job_values(&rq, (cl_mem)(uintptr_t)1, 0);
-    return clsort_radix_reserve(ctx, &rq.job, rq.records ? n * rq.value_size : 0,
-                                rq.records ? n * rq.index_bytes : 0);
+    /* AUTO resolves as the sort would: small sorts go to one bitonic
+     * work-group, which needs no temporaries. */
+    resolve_algorithm(ctx, &rq.job);
+    const size_t rec = rq.records ? n * rq.value_size : 0, perm = rq.records ? n * rq.index_bytes : 0;
+    cl_mem m;
+    if (rec)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_RECORDS, rec, &m));
+    if (perm)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_PERM, perm, &m));
+    if (is_radix(rq.job.algorithm))
+        return clsort_radix_reserve(ctx, &rq.job, 0, 0);
+    const unsigned a = rq.job.algorithm;
+    const size_t kb = rq.job.key.bytes, vb = rq.job.vals ? rq.job.val_bytes : 0;
+    const bool stable = rq.job.vals || rq.job.key.kind == 2 || rq.job.begin_bit != 0 ||
+                        rq.job.end_bit != rq.job.key.bytes * 8;
+    if (a == CLSORT_ALGORITHM_BITONIC && n <= clsort_bitonic_capacity(ctx, rq.job.key.bytes, stable))
+        return CLSORT_SUCCESS;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_KEYS, n * kb, &m));
+    if (vb)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_VALS, n * vb, &m));
+    if (a == CLSORT_ALGORITHM_BITONIC || a == CLSORT_ALGORITHM_BITONIC_GLOBAL) {
+        size_t pad = 2;
+        while (pad < n)
+            pad *= 2;
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_KEYS, pad * kb, &m));
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_INDEX, pad * 4, &m));
+    }
+    return CLSORT_SUCCESS;
 }
 
 clsort_status clsort_context_trim(clsort_context *ctx, size_t *freed)

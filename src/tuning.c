@@ -26,6 +26,8 @@
  *   skip_min     pass skipping is tried from this n on
  *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
+ *   prologue_max radix sorts of up to this many keys count and plan in one
+ *                work-group (one launch instead of three)
  *   bt_wg, bt_cap  bitonic work-group size, and a cap on its capacity
  *   sel_wg, sel_block  selection sort work-group and staging block
  *   scan_wg, scan_items  scan work-group and elements per work-item
@@ -53,34 +55,34 @@ static const tuning_row table[] = {
       .os_items_pairs = 16,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
-      .small_max = 4096, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
+      .small_max = 2048, .prologue_max = 65536, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
-      .small_max = 4096, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
+      .small_max = 2048, .prologue_max = 65536, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_INTEL, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
-      .small_max = 4096, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
+      .small_max = 2048, .prologue_max = 65536, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", 0,
      CLSORT_VENDOR_POCL, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
+      .small_max = 0, .prologue_max = 65536, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
+      .small_max = 0, .prologue_max = 65536, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
     {"default: the classic strategy needs no forward progress between groups", -1,
      CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 128, .os_items = 8, .os_rank = 1,
       .cl_wg = 128, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20,
-      .small_max = 0, .bt_wg = 128, .sel_wg = 128, .sel_block = 1024, .scan_wg = 128, .scan_items = 8}},
+      .small_max = 0, .prologue_max = 65536, .bt_wg = 128, .sel_wg = 128, .sel_block = 1024, .scan_wg = 128, .scan_items = 8}},
 };
 
 void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
@@ -127,6 +129,7 @@ static const field fields[] = {
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
     F(small_max, 0, 1u << 24, "sorts up to this n: one bitonic work-group, one launch (0: never)"),
+    F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
     F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),
     F(sel_wg, 1, 1024, "selection sort work-group size"),

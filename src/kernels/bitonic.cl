@@ -28,6 +28,7 @@
 #endif
 
 #define BT_ITEMS (CLSORT_BT_CAP / CLSORT_BT_WG)
+#define BT_PAIRS (BT_ITEMS / 2 > 0 ? BT_ITEMS / 2 : 1) /* compare pairs per work-item */
 #define BT_MAXKEY ((KEY_T)~(KEY_T)0)
 #define BT_MAXIDX 0xffffffffu
 
@@ -90,8 +91,11 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
     const uint lid = get_local_id(0);
     for (uint k = kfrom; k <= kto; k <<= 1) {
         for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1) {
-            for (uint t0 = 0; t0 < size / 2; t0 += CLSORT_BT_WG) {
-                uint t = t0 + lid;
+            /* a compile-time trip count, so the compare-and-swaps of a
+             * work-item are unrolled and their loads overlap */
+#pragma unroll
+            for (uint q = 0; q < BT_PAIRS; q++) {
+                uint t = q * CLSORT_BT_WG + lid;
                 if (t < size / 2) {
                     uint p0 = clsort_insert_zero(t, j);
                     clsort_bt_cas(lk, li, p0, p0 | j, ((base + p0) & k) == 0);
@@ -247,8 +251,9 @@ void clsort_bitonic_local(global KEY_T *ok, global uint *oi, ulong seg_pad, uint
     const uint base = (uint)(b0 % seg_pad);
     for (uint k = kfrom; k <= kto; k <<= 1) {
         for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1) {
-            for (uint t0 = 0; t0 < block / 2; t0 += CLSORT_BT_WG) {
-                uint t = t0 + lid;
+#pragma unroll
+            for (uint q = 0; q < BT_PAIRS; q++) {
+                uint t = q * CLSORT_BT_WG + lid;
                 if (t < block / 2) {
                     uint p0 = clsort_insert_zero(t, j), p1 = p0 | j;
                     KEY_T a = lk[p0], b = lk[p1];
