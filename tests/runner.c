@@ -89,6 +89,14 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         specs[k++] = "";
         return k;
     }
+    if (env && *env >= '0' && *env <= '9') { /* one shape, by its index below */
+        size_t i = (size_t)atoi(env);
+        if (i < sizeof common / sizeof common[0])
+            specs[k++] = common[i];
+        else if (i - sizeof common / sizeof common[0] < sizeof nvidia / sizeof nvidia[0])
+            specs[k++] = nvidia[i - sizeof common / sizeof common[0]];
+        return k;
+    }
     for (size_t i = 0; i < sizeof common / sizeof common[0] && k < cap; i++)
         specs[k++] = common[i];
     clsort_device_info info;

@@ -158,7 +158,7 @@ void test_bad_arguments(void)
     o.begin_bit = 9, o.end_bit = 0;
     EXPECT(clsort_sort_keys(ctx, CLSORT_U8, keys, N, &o), CLSORT_ERROR_INVALID_BITS);
     memset(&o, 0, sizeof o);
-    o.radix_bits = 9;
+    o.radix_bits = 13;
     EXPECT(clsort_sort_keys(ctx, CLSORT_U32, keys, N, &o), CLSORT_ERROR_INVALID_OPTIONS);
     memset(&o, 0, sizeof o);
     o.algorithm = (clsort_algorithm)7;
