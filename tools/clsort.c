@@ -23,7 +23,10 @@ static void usage(FILE *f)
             "                       speed-up over qsort, and check every result\n"
             "  tune                 time candidate kernel shapes on the device, print them\n"
             "                       fastest first; --save stores the winner in the cache\n"
-            "  help                 this text\n"
+            "  sort                 sort a file of keys (raw or .npy), with values or an\n"
+            "                       argsort; files larger than the device are merged\n"
+            "                       (options below)\n"
+            "  help                 this text (also: clsort <command> --help)\n"
             "\n"
             "bench options:\n"
             "  --device D           gpu, cpu, P:D or part of a device/platform name\n"
@@ -185,6 +188,9 @@ static int cmd_bench(int argc, char **argv)
             }
             cfg.sizes = sizes;
             cfg.nsizes = k;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
         } else {
             fprintf(stderr, "clsort bench: unknown option '%s'\n\n", a);
             usage(stderr);
@@ -328,7 +334,10 @@ static int cmd_tune(int argc, char **argv)
             }
         } else if (!strcmp(a, "--save"))
             save = 1;
-        else {
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
             fprintf(stderr, "clsort tune: unknown option '%s'\n\n", a);
             usage(stderr);
             return 2;

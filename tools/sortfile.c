@@ -6,33 +6,42 @@
  * written with its header. Any other name is raw elements in the host's byte
  * order. Keys are one of clsort's ten types; values are any fixed size.
  *
- * The work. The keys (with their values, or with their positions when a
- * permutation is wanted) are sorted by the library's host-array API,
- * clsort_sort_keys and clsort_sort_pairs, so the order is the library's:
- * stable, floats with -0.0 == +0.0 and NaN last (see clsort.h). When the
- * input does not fit the device at once it is sorted in chunks (the chunk
- * size comes from the device's global memory and largest buffer and from
- * clsort_temp_size, or from --chunk-bytes / $CLSORT_SORT_CHUNK_BYTES). Each
- * sorted chunk, a run, is written to temporary files beside the first
- * output, unlinked as soon as they are created so nothing is ever left
- * behind; the runs are then merged on the host, k ways, with a binary heap
- * ordered by (order-preserving key image, run number), so equal keys come
- * out in run order and the result equals one stable sort. Positions carried
- * for --argsort are global positions from the start. When both values and a
- * permutation are wanted, the device sorts (key, position) and the values
- * are gathered on the host.
+ * The work. The keys, with what rides along (their values, or their
+ * positions when a permutation is wanted), are copied into device buffers,
+ * sorted there by clsort_sort_keys_buffer / clsort_sort_pairs_buffer and
+ * copied back, so the order is the library's: stable, floats with -0.0 ==
+ * +0.0 and NaN last (see clsort.h). The copies and the sort are enqueued
+ * at once; while a progress line shows, their events are polled so that it
+ * keeps moving. When both values and a permutation are wanted, or values
+ * are larger than the library carries (64 KiB), the device sorts (key,
+ * position) and the values are gathered on the host.
  *
- * Memory. One chunk of records in host memory while sorting (keys, values
- * and positions: at most half the physical memory in the automatic size);
- * the merge then reads the runs through MERGE_READ_BYTES of buffers in all
- * (at least MERGE_MIN_RECORDS records per run) and writes each output
- * through a WRITE_BUFFER_BYTES buffer. On disk, the runs take as much room
- * as the outputs, beside the first output, until the merge ends.
+ * Chunks. When the input does not fit the device at once it is sorted in
+ * chunks: the most keys whose buffers and clsort_temp_size fit 3/4 of the
+ * device's global memory, each buffer within its largest allocation, and
+ * whose host copy fits half the physical memory (halved again if the
+ * device still runs out), or what --chunk-bytes / $CLSORT_SORT_CHUNK_BYTES
+ * say. Each sorted chunk, a run, is appended to temporary files beside the
+ * first output, unlinked as soon as they are created so that nothing is
+ * ever left behind. The runs are then merged on the host, k ways, with a
+ * binary heap ordered by (the key's order-preserving image over the bit
+ * window, run number): equal keys leave in run order, so the result equals
+ * one stable sort. Positions carried for --argsort are global (the chunk's
+ * start plus the position in it).
+ *
+ * Memory. While sorting: one chunk of records on the host (keys, values
+ * and positions) and on the device (keys, what rides along, the library's
+ * temporaries). While merging: MERGE_READ_BYTES of read buffers in all,
+ * split over the runs (at least MERGE_MIN_RECORDS records each), one
+ * WRITE_BUFFER_BYTES buffer per output, and about 80 bytes of cursor and
+ * heap entry per run. On disk: the runs take as much room as the keys, values and
+ * permutation, beside the first output, until the merge ends.
  *
  * Outputs. Each output is written to a temporary file in its own folder,
- * flushed and fsync'ed, then renamed over the real name once everything has
- * succeeded; on any failure (or a fatal signal, or an exit inside the
- * OpenCL driver) the temporaries are removed and existing files are untouched. Input and output may be the
+ * flushed and fsync'ed, then renamed over the real name once everything
+ * has succeeded (keeping the mode of a file it replaces); on any failure,
+ * a fatal signal, or an exit inside the OpenCL driver, the temporaries are
+ * removed and existing files are untouched. Input and output may be the
  * same file.
  *
  * Exit status: 0 success; 2 usage error (bad, missing or conflicting
@@ -122,17 +131,17 @@ enum { PAYLOAD_NONE, PAYLOAD_VALUES, PAYLOAD_INDEX };
 /* ------------------------------------------------------------ progress */
 
 static struct {
-    int on;            /* stderr is a terminal */
-    double t0, last;   /* start and last display, seconds */
-    int shown;         /* a line is on the screen */
-    int width;         /* its length */
+    int on;          /* stderr is a terminal */
+    double t0, last; /* start and last display, seconds */
+    int shown;       /* a line is on the screen */
+    int width;       /* its length */
 } progress;
 
 static double now_seconds(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Shows a status line once the work has run a second: at most five times
@@ -147,14 +156,11 @@ static void progress_show(int force, const char *fmt, ...)
     char line[160];
     va_list ap;
     va_start(ap, fmt);
-    int len = vsnprintf(line, sizeof line, fmt, ap);
+    int len = vsnprintf(line, sizeof line, fmt, ap); /* (truncated if long) */
     va_end(ap);
     if (len < 0)
         return;
-    if (len >= (int)sizeof line)
-        len = (int)sizeof line - 1;
-    fprintf(stderr, "\rclsort sort: %s [%.0f s]", line, t - progress.t0);
-    int w = len + 24;
+    int w = fprintf(stderr, "\rclsort sort: %s [%.0f s]", line, t - progress.t0) - 1;
     if (w < progress.width)
         fprintf(stderr, "%*s", progress.width - w, "");
     progress.width = w;
@@ -212,7 +218,7 @@ static int usage_error(const char *fmt, ...)
  * errors in PoCL's compiler exit). */
 #define CLEANUP_SLOTS 8
 static char *volatile cleanup_names[CLEANUP_SLOTS];
-static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS};
+static const int caught_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGABRT};
 #define NCAUGHT (sizeof caught_signals / sizeof caught_signals[0])
 static struct sigaction saved_actions[NCAUGHT];
 static struct sigaction saved_xfsz;
@@ -260,8 +266,13 @@ static void signals_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < NCAUGHT; i++)
-        sigaction(caught_signals[i], &sa, &saved_actions[i]);
+    for (size_t i = 0; i < NCAUGHT; i++) {
+        sigaction(caught_signals[i], NULL, &saved_actions[i]);
+        /* Only where the default would kill us: an ignored SIGHUP (nohup)
+         * stays ignored, a handler someone installed stays. */
+        if (saved_actions[i].sa_handler == SIG_DFL && !(saved_actions[i].sa_flags & SA_SIGINFO))
+            sigaction(caught_signals[i], &sa, NULL);
+    }
     /* A file-size limit then fails the write (EFBIG) instead of killing the
      * process with its temporaries in place. */
     struct sigaction ign;
@@ -517,8 +528,15 @@ static int npy_dtype(const char *d, char *order, char *kind, size_t *itemsize)
     unsigned long long n = strtoull(d, &end, 10);
     if (errno || n == 0 || n > (1ull << 40))
         return -1;
-    if (*end && !((*kind == 'M' || *kind == 'm') && *end == '['))
-        return -1;
+    if ((*kind == 'M' || *kind == 'm') && *end == '[') { /* a time unit: "[ns]", "[10us]" */
+        end++;
+        while (isalnum((unsigned char)*end))
+            end++;
+        if (*end++ != ']')
+            return -1;
+    }
+    if (*end)
+        return -1; /* (so a descr is safe to write back between quotes) */
     *itemsize = (size_t)(*kind == 'U' ? 4 * n : n);
     return 0;
 }
@@ -562,8 +580,9 @@ static clsort_type key_type_of_dtype(char kind, size_t size)
 static size_t npy_header_write(char *buf, const char *descr, uint64_t n)
 {
     char dict[160];
-    int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%" PRIu64 ",), }",
-                      descr, n);
+    int dl =
+        snprintf(dict, sizeof dict,
+                 "{'descr': '%s', 'fortran_order': False, 'shape': (%" PRIu64 ",), }", descr, n);
     size_t total = 10 + (size_t)dl + 1;
     total = (total + 63) / 64 * 64;
     size_t hlen = total - 10;
@@ -588,7 +607,7 @@ typedef struct in_file {
     size_t elem;     /* bytes per element (.npy: from the header) */
     char descr[64];  /* the .npy dtype ("" for raw files) */
     char order, kind;
-    uint64_t pos;    /* the stream's position, to skip needless seeks */
+    uint64_t pos; /* the stream's position, to skip needless seeks */
 } in_file;
 
 /* Opens a raw or .npy input; for .npy reads and checks the header. */
@@ -673,7 +692,7 @@ static int in_open(in_file *in, const char *path, const char *what)
         for (int d = 0; d < h.ndim && strlen(shape) < 200; d++)
             snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%" PRIu64,
                      d ? ", " : "", h.shape[d]);
-        strcat(shape, h.ndim == 1 ? ",)" : ")");
+        strcat(shape, ")");
         msg("%s: a %d-D array of shape %s; only 1-D arrays are supported", path, h.ndim, shape);
         return -1;
     }
@@ -699,8 +718,8 @@ static int in_open(in_file *in, const char *path, const char *what)
     in->offset = start + hlen;
     in->pos = in->offset;
     if (in->count > UINT64_MAX / in->elem || in->count * in->elem != size - in->offset) {
-        msg("%s: the header announces %" PRIu64 " elements of %zu bytes, but the file holds %" PRIu64
-            " bytes of data",
+        msg("%s: the header announces %" PRIu64
+            " elements of %zu bytes, but the file holds %" PRIu64 " bytes of data",
             path, in->count, in->elem, size - in->offset);
         return -1;
     }
@@ -740,11 +759,12 @@ static int in_read(in_file *in, uint64_t start, size_t count, void *buf, const c
 /* --------------------------------------------------------- output files */
 
 typedef struct out_file {
-    const char *path; /* the real name; NULL when this output is not wanted */
-    char *tmp;        /* the temporary beside it */
+    const char *path; /* the name given; NULL when this output is not wanted */
+    char *target;     /* what a symbolic link there points to, else NULL */
+    char *tmp;        /* the temporary beside the file replaced */
     FILE *f;
     int npy;
-    int slot;         /* in cleanup_names */
+    int slot; /* in cleanup_names */
 } out_file;
 
 /* The folder part of path with its slash ("" for a bare name). */
@@ -793,6 +813,11 @@ static int out_create(out_file *o, const char *path)
         msg("%s names a folder, not a file", path);
         return -1;
     }
+    /* A symbolic link stays: the file it points to is replaced. */
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->target = realpath(path, NULL)))
+        path = o->target;
+    base = path + dir_prefix_len(path);
     char *tmp = NULL;
     int fd = make_temp(path, base, &tmp);
     if (fd < 0)
@@ -801,7 +826,6 @@ static int out_create(out_file *o, const char *path)
     o->slot = cleanup_add(tmp);
     /* Keep the mode of a file being replaced, else the usual 0666 & ~umask
      * (mkstemp makes it 0600). */
-    struct stat st;
     mode_t mode;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
         mode = st.st_mode & 07777;
@@ -863,8 +887,9 @@ static int out_finish(out_file *o)
 
 static int out_rename(out_file *o)
 {
-    if (rename(o->tmp, o->path) != 0) {
-        msg("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+    const char *dest = o->target ? o->target : o->path;
+    if (rename(o->tmp, dest) != 0) {
+        msg("cannot rename %s to %s: %s", o->tmp, dest, strerror(errno));
         return -1;
     }
     cleanup_remove(o->slot);
@@ -872,11 +897,11 @@ static int out_rename(out_file *o)
     free(o->tmp);
     o->tmp = NULL;
     /* Make the rename durable (best effort: not every folder can sync). */
-    size_t dl = dir_prefix_len(o->path);
+    size_t dl = dir_prefix_len(dest);
     char *dir = malloc(dl + 2);
     if (dir) {
         if (dl)
-            memcpy(dir, o->path, dl), dir[dl] = 0;
+            memcpy(dir, dest, dl), dir[dl] = 0;
         else
             strcpy(dir, ".");
         int fd = open(dir, O_RDONLY);
@@ -903,6 +928,8 @@ static void out_abort(out_file *o)
         free(o->tmp);
         o->tmp = NULL;
     }
+    free(o->target);
+    o->target = NULL;
 }
 
 /* A name that two spellings of one file share: the real path of its folder
@@ -941,10 +968,8 @@ static char *canonical_name(const char *path)
 static uint64_t key_image(clsort_type t, const unsigned char *p)
 {
     switch (t) {
-    case CLSORT_U8:
-        return p[0];
-    case CLSORT_I8:
-        return (uint8_t)(p[0] ^ 0x80u);
+    case CLSORT_U8: return p[0];
+    case CLSORT_I8: return (uint8_t)(p[0] ^ 0x80u);
     case CLSORT_U16:
     case CLSORT_I16: {
         uint16_t v;
@@ -1013,13 +1038,23 @@ typedef struct sort_job {
     clsort_context *ctx;
     size_t chunk; /* keys per chunk */
     int chunk_auto;
-    unsigned char *kbuf, *vbuf, *ibuf, *gbuf;
+    unsigned char *kbuf, *vbuf, *ibuf, *gbuf; /* host: keys, values, positions, gathers */
+    cl_mem dkeys, dpay;                       /* device: keys and what rides along */
+    size_t dchunk;                            /* the keys they hold */
 
     /* runs, when there is more than one chunk */
     FILE *run[S_COUNT];
     uint64_t *run_start; /* nruns + 1 entries once the sort phase ends */
     size_t nruns, run_cap;
 } sort_job;
+
+/* Bytes of what rides with each key through the device sort. */
+static size_t payload_size(const sort_job *j)
+{
+    return j->payload == PAYLOAD_INDEX    ? j->pos_size
+           : j->payload == PAYLOAD_VALUES ? j->value_size
+                                          : 0;
+}
 
 static const char *option_for(int s)
 {
@@ -1053,9 +1088,9 @@ static int parse_args(sort_job *j, int argc, char **argv)
             j->opts.descending = 1;
             continue;
         }
-        static const char *const with_value[] = {"--type",     "--values",     "--value-size",
-                                                 "--values-out", "--argsort",  "--index-type",
-                                                 "--bits",     "--device",     "--chunk-bytes"};
+        static const char *const with_value[] = {"--type",       "--values",  "--value-size",
+                                                 "--values-out", "--argsort", "--index-type",
+                                                 "--bits",       "--device",  "--chunk-bytes"};
         int known = 0;
         for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
             known |= !strcmp(a, with_value[k]);
@@ -1067,7 +1102,8 @@ static int parse_args(sort_job *j, int argc, char **argv)
         if (!strcmp(a, "--type")) {
             j->type = clsort_type_from_name(v);
             if (!j->type)
-                return usage_error("unknown key type '%s' (u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)", v);
+                return usage_error("unknown key type '%s' (u8 u16 u32 u64 i8 i16 i32 i64 f32 f64)",
+                                   v);
             type_given = 1;
         } else if (!strcmp(a, "--values")) {
             j->val_path = v;
@@ -1264,7 +1300,7 @@ static int create_outputs(sort_job *j)
             snprintf(descr, sizeof descr, "%s", j->vals.descr);
         else if (j->value_size <= 8 && (j->value_size & (j->value_size - 1)) == 0)
             snprintf(descr, sizeof descr, "%s",
-                     npy_descr_of(j->value_size == 1 ? CLSORT_U8
+                     npy_descr_of(j->value_size == 1   ? CLSORT_U8
                                   : j->value_size == 2 ? CLSORT_U16
                                   : j->value_size == 4 ? CLSORT_U32
                                                        : CLSORT_U64));
@@ -1284,9 +1320,7 @@ static int create_outputs(sort_job *j)
  * half the physical memory. */
 static int choose_chunk(sort_job *j)
 {
-    size_t dev_payload = j->payload == PAYLOAD_INDEX    ? j->pos_size
-                         : j->payload == PAYLOAD_VALUES ? j->value_size
-                                                        : 0;
+    size_t dev_payload = payload_size(j);
     size_t host_rec = j->es[S_KEYS] + (j->val_path ? j->value_size : 0) +
                       (j->payload == PAYLOAD_INDEX ? j->pos_size : 0);
     if (j->chunk_bytes) {
@@ -1310,15 +1344,14 @@ static int choose_chunk(sort_job *j)
     if (pages > 0 && page > 0)
         host_budget = (uint64_t)pages * (uint64_t)page / 2;
 #endif
-    size_t vsize = j->payload == PAYLOAD_VALUES ? j->value_size : j->pos_size;
     /* The largest count that fits: all of them, else a binary search. */
     uint64_t lo = 0, hi = j->n;
     for (uint64_t mid = hi; lo < hi; mid = lo + (hi - lo + 1) / 2) {
         size_t temp = 0;
         int fits = mid * j->es[S_KEYS] <= max_alloc && mid * dev_payload <= max_alloc &&
                    mid * host_rec <= host_budget &&
-                   clsort_temp_size(j->ctx, j->type, j->payload ? vsize : 0, (size_t)mid, &j->opts,
-                                    &temp) == CLSORT_SUCCESS &&
+                   clsort_temp_size(j->ctx, j->type, dev_payload, (size_t)mid, &j->opts, &temp) ==
+                       CLSORT_SUCCESS &&
                    mid * (j->es[S_KEYS] + dev_payload) + temp <= dev_budget;
         if (fits)
             lo = mid;
@@ -1366,6 +1399,22 @@ static int is_memory_status(clsort_status s)
            s == CL_INVALID_BUFFER_SIZE;
 }
 
+/* Frees the chunk's host and device buffers. */
+static void release_chunk(sort_job *j)
+{
+    free(j->kbuf);
+    free(j->vbuf);
+    free(j->ibuf);
+    free(j->gbuf);
+    j->kbuf = j->vbuf = j->ibuf = j->gbuf = NULL;
+    if (j->dkeys)
+        clReleaseMemObject(j->dkeys);
+    if (j->dpay)
+        clReleaseMemObject(j->dpay);
+    j->dkeys = j->dpay = NULL;
+    j->dchunk = 0;
+}
+
 /* Writes one sorted chunk's streams to dst (NULL entries are skipped):
  * keys, values (gathered by position when positions rode along) and
  * positions. */
@@ -1400,7 +1449,7 @@ static int emit_chunk(sort_job *j, FILE *const dst[S_COUNT], const char *const n
 /* Opens the run files: unlinked temporaries beside the first output. */
 static int open_runs(sort_job *j)
 {
-    const char *near = j->out_path[S_KEYS] ? j->out_path[S_KEYS]
+    const char *near = j->out_path[S_KEYS]  ? j->out_path[S_KEYS]
                        : j->out_path[S_IDX] ? j->out_path[S_IDX]
                                             : j->out_path[S_VALS];
     for (int s = 0; s < S_COUNT; s++) {
@@ -1444,6 +1493,115 @@ static int add_run(sort_job *j, uint64_t start)
     return 0;
 }
 
+/* Makes the device buffers hold chunk keys and their payload (no-op when
+ * they already do). Returns an OpenCL status on failure. */
+static clsort_status device_buffers(sort_job *j, size_t chunk)
+{
+    if (j->dchunk == chunk && j->dkeys)
+        return CLSORT_SUCCESS;
+    if (j->dkeys)
+        clReleaseMemObject(j->dkeys);
+    if (j->dpay)
+        clReleaseMemObject(j->dpay);
+    j->dkeys = j->dpay = NULL;
+    j->dchunk = 0;
+    cl_context c = clsort_context_cl_context(j->ctx);
+    cl_int err = CL_SUCCESS;
+    j->dkeys = clCreateBuffer(c, CL_MEM_READ_WRITE, chunk * j->es[S_KEYS], NULL, &err);
+    if (!j->dkeys)
+        return err != CL_SUCCESS ? err : CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    if (j->payload != PAYLOAD_NONE) {
+        j->dpay = clCreateBuffer(c, CL_MEM_READ_WRITE, chunk * payload_size(j), NULL, &err);
+        if (!j->dpay)
+            return err != CL_SUCCESS ? err : CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    }
+    j->dchunk = chunk;
+    return CLSORT_SUCCESS;
+}
+
+/* Sorts the chunk of cnt keys in kbuf (with its payload) on the device:
+ * copies it in, sorts and copies it back, all enqueued at once, then
+ * waits; while the progress line is on, by polling the events so that the
+ * line keeps moving. *from_library tells whether the failure (if any) came
+ * from a clsort call (then the context has its message). */
+static clsort_status device_sort(sort_job *j, size_t cnt, const char *label, int *from_library)
+{
+    cl_command_queue q = clsort_context_queue(j->ctx);
+    unsigned char *pbuf = j->payload == PAYLOAD_INDEX    ? j->ibuf
+                          : j->payload == PAYLOAD_VALUES ? j->vbuf
+                                                         : NULL;
+    size_t ps = payload_size(j), kbytes = cnt * j->es[S_KEYS];
+    /* copy in: keys, payload; sort; copy out: keys, payload */
+    cl_event ev[5] = {NULL, NULL, NULL, NULL, NULL};
+    cl_uint nin = 0;
+    *from_library = 0;
+    clsort_status s =
+        clEnqueueWriteBuffer(q, j->dkeys, CL_FALSE, 0, kbytes, j->kbuf, 0, NULL, &ev[0]);
+    if (s == CL_SUCCESS)
+        nin = 1;
+    if (s == CL_SUCCESS && pbuf) {
+        s = clEnqueueWriteBuffer(q, j->dpay, CL_FALSE, 0, cnt * ps, pbuf, 0, NULL, &ev[1]);
+        if (s == CL_SUCCESS)
+            nin = 2;
+    }
+    if (s == CL_SUCCESS) {
+        if (pbuf)
+            s = clsort_sort_pairs_buffer(j->ctx, j->type, j->dkeys, 0, j->dpay, 0, ps, cnt,
+                                         &j->opts, nin, ev, &ev[2]);
+        else
+            s = clsort_sort_keys_buffer(j->ctx, j->type, j->dkeys, 0, cnt, &j->opts, nin, ev,
+                                        &ev[2]);
+        *from_library = s != CLSORT_SUCCESS;
+    }
+    if (s == CL_SUCCESS)
+        s = clEnqueueReadBuffer(q, j->dkeys, CL_FALSE, 0, kbytes, j->kbuf, 1, &ev[2], &ev[3]);
+    if (s == CL_SUCCESS && pbuf)
+        s = clEnqueueReadBuffer(q, j->dpay, CL_FALSE, 0, cnt * ps, pbuf, 1, &ev[2], &ev[4]);
+    if (s == CL_SUCCESS)
+        s = clFlush(q);
+    while (s == CL_SUCCESS && progress.on) {
+        int pending = -1;
+        for (int e = 0; e < 5 && s == CL_SUCCESS; e++) {
+            cl_int st = CL_COMPLETE;
+            if (!ev[e])
+                continue;
+            cl_int err =
+                clGetEventInfo(ev[e], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+            if (err != CL_SUCCESS)
+                s = err;
+            else if (st < 0)
+                s = st;
+            else if (st != CL_COMPLETE && pending < 0)
+                pending = e;
+        }
+        if (s != CL_SUCCESS || pending < 0)
+            break;
+        progress_show(0, "%s%s%s %zu keys", label, *label ? " " : "",
+                      pending < 2    ? "copying to the device"
+                      : pending == 2 ? "sorting"
+                                     : "copying back",
+                      cnt);
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    /* Whatever happened, nothing may still use the host arrays. */
+    cl_int fin = clFinish(q);
+    if (s == CL_SUCCESS)
+        s = fin;
+    for (int e = 0; e < 5; e++) {
+        if (!ev[e])
+            continue;
+        cl_int st = CL_COMPLETE;
+        if (s == CL_SUCCESS &&
+            clGetEventInfo(ev[e], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) ==
+                CL_SUCCESS &&
+            st < 0)
+            s = st;
+        clReleaseEvent(ev[e]);
+    }
+    return s;
+}
+
 /* Sorts the input chunk by chunk. A single chunk goes straight to the
  * outputs; otherwise each sorted chunk is appended to the run files. */
 static int sort_phase(sort_job *j)
@@ -1457,17 +1615,17 @@ static int sort_phase(sort_job *j)
         bad |= !(j->ibuf = malloc(chunk * j->pos_size));
     if (j->val_path && j->payload == PAYLOAD_INDEX)
         bad |= !(j->gbuf = malloc(WRITE_BUFFER_BYTES > j->value_size ? WRITE_BUFFER_BYTES
-                                                                      : j->value_size));
+                                                                     : j->value_size));
     if (bad) {
         msg("out of host memory for a chunk of %zu keys (try a smaller --chunk-bytes)", chunk);
         return -1;
     }
-    uint64_t chunks_est = (j->n + chunk - 1) / chunk;
     for (uint64_t start = 0; start < j->n;) {
         size_t cnt = j->n - start < chunk ? (size_t)(j->n - start) : chunk;
+        uint64_t runs_est = j->nruns + (j->n - start + chunk - 1) / chunk;
         char label[96];
-        if (chunks_est > 1)
-            snprintf(label, sizeof label, "run %zu/%" PRIu64 ":", j->nruns + 1, chunks_est);
+        if (runs_est > 1)
+            snprintf(label, sizeof label, "run %zu/%" PRIu64 ":", j->nruns + 1, runs_est);
         else
             label[0] = 0;
         char what[128];
@@ -1477,30 +1635,24 @@ static int sort_phase(sort_job *j)
             return -1;
         if (j->val_path && in_read(&j->vals, start, cnt, j->vbuf, what) != 0)
             return -1;
-        for (;;) {
-            progress_show(1, "%s%ssorting %zu keys", label, *label ? " " : "", cnt);
-            if (j->payload == PAYLOAD_INDEX)
-                fill_positions(j->ibuf, j->pos_size, start, cnt);
-            clsort_status s;
-            if (j->payload == PAYLOAD_INDEX)
-                s = clsort_sort_pairs(j->ctx, j->type, j->kbuf, j->ibuf, j->pos_size, cnt, &j->opts);
-            else if (j->payload == PAYLOAD_VALUES)
-                s = clsort_sort_pairs(j->ctx, j->type, j->kbuf, j->vbuf, j->value_size, cnt,
-                                      &j->opts);
-            else
-                s = clsort_sort_keys(j->ctx, j->type, j->kbuf, cnt, &j->opts);
-            if (s == CLSORT_SUCCESS)
-                break;
-            if (j->chunk_auto && is_memory_status(s) && cnt / 2 >= MIN_RETRY_KEYS) {
-                /* The library left the buffers untouched: sort a prefix. */
-                cnt /= 2;
-                chunk = cnt;
-                chunks_est = j->nruns + 1 + (j->n - start - cnt + chunk - 1) / chunk;
+        if (j->payload == PAYLOAD_INDEX)
+            fill_positions(j->ibuf, j->pos_size, start, cnt);
+        progress_show(1, "%s%ssorting %zu keys", label, *label ? " " : "", cnt);
+        int from_library = 0;
+        clsort_status s = device_buffers(j, chunk);
+        if (s == CLSORT_SUCCESS)
+            s = device_sort(j, cnt, label, &from_library);
+        if (s != CLSORT_SUCCESS) {
+            if (j->chunk_auto && is_memory_status(s) && chunk / 2 >= MIN_RETRY_KEYS) {
+                /* Too big for the device after all: halve the chunk and read
+                 * this one again. */
+                chunk /= 2;
                 continue;
             }
-            const char *detail = clsort_context_last_error(j->ctx);
-            msg("sorting keys %" PRIu64 " to %" PRIu64 " failed: %s%s%s", start, start + cnt,
-                clsort_status_string(s), detail && *detail ? ": " : "", detail ? detail : "");
+            const char *detail = from_library ? clsort_context_last_error(j->ctx) : "";
+            msg("sorting keys %" PRIu64 " to %" PRIu64 " failed: %s%s%s%s", start, start + cnt,
+                clsort_status_string(s), *detail ? ": " : "", detail,
+                !j->chunk_auto && is_memory_status(s) ? " (a smaller --chunk-bytes may fit)" : "");
             return -1;
         }
         snprintf(what, sizeof what, "%s%swriting", label, *label ? " " : "");
@@ -1508,16 +1660,16 @@ static int sort_phase(sort_job *j)
         FILE *dst[S_COUNT];
         const char *name[S_COUNT];
         if (start == 0 && cnt == j->n) {
-            for (int s = 0; s < S_COUNT; s++) {
-                dst[s] = j->out[s].f;
-                name[s] = j->out[s].path;
+            for (int k = 0; k < S_COUNT; k++) {
+                dst[k] = j->out[k].f;
+                name[k] = j->out[k].path;
             }
         } else {
             if (j->nruns == 0 && open_runs(j) != 0)
                 return -1;
-            for (int s = 0; s < S_COUNT; s++) {
-                dst[s] = j->run[s];
-                name[s] = "a temporary run file";
+            for (int k = 0; k < S_COUNT; k++) {
+                dst[k] = j->run[k];
+                name[k] = "a temporary run file";
             }
             if (add_run(j, start) != 0)
                 return -1;
@@ -1528,11 +1680,7 @@ static int sort_phase(sort_job *j)
     }
     if (j->nruns)
         j->run_start[j->nruns] = j->n;
-    free(j->kbuf);
-    free(j->vbuf);
-    free(j->ibuf);
-    free(j->gbuf);
-    j->kbuf = j->vbuf = j->ibuf = j->gbuf = NULL;
+    release_chunk(j);
     return 0;
 }
 
@@ -1650,8 +1798,8 @@ static int merge_phase(sort_job *j)
             continue;
         w[s].f = j->out[s].f;
         w[s].name = j->out[s].path;
-        w[s].cap = WRITE_BUFFER_BYTES > j->es[s] ? WRITE_BUFFER_BYTES / j->es[s] * j->es[s]
-                                                 : j->es[s];
+        w[s].cap =
+            WRITE_BUFFER_BYTES > j->es[s] ? WRITE_BUFFER_BYTES / j->es[s] * j->es[s] : j->es[s];
         if (!(w[s].buf = malloc(w[s].cap)))
             goto oom;
     }
@@ -1742,6 +1890,11 @@ static int run_job(sort_job *j)
             return EXIT_RUNTIME;
         if (j->nruns > 1 && merge_phase(j) != 0)
             return EXIT_RUNTIME;
+        for (int k = 0; k < S_COUNT; k++)
+            if (j->run[k]) { /* (unlinked: closing frees their space) */
+                fclose(j->run[k]);
+                j->run[k] = NULL;
+            }
     }
     progress_show(1, "syncing");
     for (int s = 0; s < S_COUNT; s++)
@@ -1775,10 +1928,7 @@ int clsort_cmd_sort(int argc, char **argv)
         fclose(j.keys.f);
     if (j.vals.f)
         fclose(j.vals.f);
-    free(j.kbuf);
-    free(j.vbuf);
-    free(j.ibuf);
-    free(j.gbuf);
+    release_chunk(&j);
     free(j.run_start);
     clsort_context_release(j.ctx);
     signals_restore();
