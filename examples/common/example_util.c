@@ -19,7 +19,7 @@ void ex_cl_check(cl_int err, const char *what, const char *file, int line)
     exit(1);
 }
 
-void ex_sort_check(const clsort_context *ctx, clsort_status s, const char *what,
+void ex_clsort_check(const clsort_context *ctx, clsort_status s, const char *what,
                    const char *file, int line)
 {
     if (s == CLSORT_SUCCESS)
@@ -126,9 +126,20 @@ void ex_launch(cl_command_queue queue, cl_kernel kernel, size_t n, size_t local)
 {
     if (n == 0)
         return;
-    size_t global = local ? (n + local - 1) / local * local : n;
-    cl_int err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, local ? &local : NULL,
-                                        0, NULL, NULL);
+    if (local == 0) {
+        /* A fixed size rather than the driver's choice: some drivers (PoCL)
+         * compile a kernel anew for every work-group size they meet. */
+        cl_device_id dev;
+        size_t kwg = 0;
+        EX_CL(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL));
+        EX_CL(clGetKernelWorkGroupInfo(kernel, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg,
+                                       NULL));
+        local = 64;
+        while (local > kwg && local > 1)
+            local /= 2;
+    }
+    size_t global = (n + local - 1) / local * local;
+    cl_int err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
         char name[128] = "?";
         clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);

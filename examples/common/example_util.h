@@ -24,8 +24,8 @@ void ex_cl_check(cl_int err, const char *what, const char *file, int line);
 
 /* Stops the program if a clsort call failed, printing its status and
  * clsort_context_last_error(ctx). */
-#define EX_SORT(ctx, call) ex_sort_check((ctx), (call), #call, __FILE__, __LINE__)
-void ex_sort_check(const clsort_context *ctx, clsort_status s, const char *what,
+#define EX_CLSORT(ctx, call) ex_clsort_check((ctx), (call), #call, __FILE__, __LINE__)
+void ex_clsort_check(const clsort_context *ctx, clsort_status s, const char *what,
                    const char *file, int line);
 
 /* Creates a context on device (NULL: $CLSORT_DEVICE, else the first GPU,
@@ -52,9 +52,9 @@ cl_mem ex_buffer(clsort_context *ctx, cl_mem_flags flags, size_t size, void *hos
 /* Sets kernel arguments in order: ex_args(k, n, size0, ptr0, size1, ptr1, ...). */
 void ex_args(cl_kernel kernel, unsigned count, ...);
 
-/* Enqueues a 1-D kernel over n work-items (n rounded up to a multiple of
- * local, which is chosen by the driver when 0; kernels check their bounds).
- * Does nothing when n is 0. */
+/* Enqueues a 1-D kernel over n work-items, rounded up to a multiple of the
+ * work-group size local (0: 64, or less where the kernel needs less);
+ * kernels check their bounds. Does nothing when n is 0. */
 void ex_launch(cl_command_queue queue, cl_kernel kernel, size_t n, size_t local);
 
 /* Blocking copies between host and device, with checks. */

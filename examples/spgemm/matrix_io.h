@@ -20,7 +20,7 @@
 
 typedef struct matrix_info {
     char format[32];   /* "Matrix Market" or "Harwell-Boeing RUA" */
-    char kind[48];     /* "real symmetric", "pattern general", ... */
+    char kind[64];     /* "real symmetric", "pattern general", ... */
     size_t stored;     /* entries stored in the file */
 } matrix_info;
 

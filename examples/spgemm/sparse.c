@@ -231,7 +231,7 @@ static void gen_stencil(const uint32_t dims[3], int ndim, csr_matrix *out)
     uint64_t stride[3] = {1, dims[0], (uint64_t)dims[0] * dims[1]};
     out->nrows = out->ncols = (uint32_t)n;
     out->rowptr = ex_malloc((n + 1) * sizeof *out->rowptr);
-    size_t cap = (size_t)n * (2 * ndim + 1);
+    size_t cap = (size_t)n * (size_t)(2 * ndim + 1);
     out->col = ex_malloc(cap * sizeof *out->col);
     out->val = ex_malloc(cap * sizeof *out->val);
     uint32_t k = 0;

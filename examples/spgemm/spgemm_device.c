@@ -1,6 +1,6 @@
 /* spgemm_device.c - expand, sort, compress on the device (see
- * spgemm_device.h): the OpenCL C kernels, a work-efficient enough
- * exclusive scan, and the host code that runs them around clsort. */
+ * spgemm_device.h): the example's OpenCL C kernels and the host code that
+ * runs them around clsort's sort and scan. */
 #define _POSIX_C_SOURCE 200809L
 #include "spgemm_device.h"
 
@@ -10,12 +10,9 @@
 
 #include "example_util.h"
 
-/* Elements each work-item of the scan handles (sequentially). */
-#define SCAN_ITEMS 8
-
-static const char spgemm_kernels[] =
-    "/* Kernels of the spgemm example. KEY_T (uint or ulong) and SCAN_ITEMS\n"
-    " * come from the build options. */\n"
+static const char spgemm_source[] =
+    "/* Kernels of the spgemm example. KEY_T (uint or ulong) comes from the\n"
+    " * build options. One work-item per row, entry, pair or entry of C. */\n"
     "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
     "#pragma OPENCL FP_CONTRACT OFF\n"
     "\n"
@@ -99,58 +96,16 @@ static const char spgemm_kernels[] =
     "    if (e == nnz - 1)\n"
     "        for (uint q = r + 1; q <= nrows; q++)\n"
     "            rowptr[q] = nnz;\n"
-    "}\n"
-    "\n"
-    "/* Exclusive scan, first level: a work-group scans SCAN_ITEMS * local size\n"
-    " * consecutive elements (each work-item SCAN_ITEMS of them, then a\n"
-    " * Hillis-Steele scan of the work-items' sums in local memory) and writes\n"
-    " * its total to sums[group]. in and out may be the same buffer. */\n"
-    "__kernel void sp_scan_blocks(uint n, __global const uint *in, __global uint *out,\n"
-    "                             __global uint *sums, __local uint *tmp)\n"
-    "{\n"
-    "    uint lid = get_local_id(0), wg = get_local_size(0);\n"
-    "    uint base = (get_group_id(0) * wg + lid) * SCAN_ITEMS;\n"
-    "    uint v[SCAN_ITEMS], sum = 0;\n"
-    "    for (uint k = 0; k < SCAN_ITEMS; k++) {\n"
-    "        v[k] = base + k < n ? in[base + k] : 0u;\n"
-    "        sum += v[k];\n"
-    "    }\n"
-    "    tmp[lid] = sum;\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    for (uint off = 1; off < wg; off <<= 1) {\n"
-    "        uint t = lid >= off ? tmp[lid - off] : 0u;\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "        tmp[lid] += t;\n"
-    "        barrier(CLK_LOCAL_MEM_FENCE);\n"
-    "    }\n"
-    "    uint run = tmp[lid] - sum;\n"
-    "    for (uint k = 0; k < SCAN_ITEMS; k++) {\n"
-    "        if (base + k < n)\n"
-    "            out[base + k] = run;\n"
-    "        run += v[k];\n"
-    "    }\n"
-    "    if (lid == wg - 1)\n"
-    "        sums[get_group_id(0)] = tmp[lid];\n"
-    "}\n"
-    "\n"
-    "/* Second level: adds the scanned block totals to the block's elements. */\n"
-    "__kernel void sp_scan_add(uint n, uint block, __global uint *out,\n"
-    "                          __global const uint *offsets)\n"
-    "{\n"
-    "    uint i = get_global_id(0);\n"
-    "    if (i < n)\n"
-    "        out[i] += offsets[i / block];\n"
     "}\n";
 
 typedef struct spgemm_kernels {
     cl_program program;
-    cl_kernel entry_rows, count, expand, heads, reduce, csr, scan_blocks, scan_add;
+    cl_kernel entry_rows, count, expand, heads, reduce, csr;
 } spgemm_kernels;
 
 struct spgemm_device {
     clsort_context *ctx;
     cl_command_queue queue;
-    size_t scan_wg;          /* work-group size of the scan (a power of two) */
     spgemm_kernels kern[2];  /* [0]: u32 keys, [1]: u64 keys; built on first use */
 };
 
@@ -167,11 +122,6 @@ spgemm_device *spgemm_device_create(clsort_context *ctx)
     spgemm_device *d = ex_calloc(1, sizeof *d);
     d->ctx = ctx;
     d->queue = clsort_context_queue(ctx);
-    size_t max_wg = 0;
-    EX_CL(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof max_wg, &max_wg, NULL));
-    d->scan_wg = 1;
-    while (d->scan_wg * 2 <= max_wg && d->scan_wg < 256)
-        d->scan_wg *= 2;
     return d;
 }
 
@@ -180,24 +130,14 @@ static spgemm_kernels *kernels_for(spgemm_device *d, clsort_type key_type)
     spgemm_kernels *k = &d->kern[key_type == CLSORT_U64];
     if (k->program)
         return k;
-    char options[96];
-    snprintf(options, sizeof options, "-DKEY_T=%s -DSCAN_ITEMS=%d",
-             key_type == CLSORT_U64 ? "ulong" : "uint", SCAN_ITEMS);
-    k->program = ex_program_build(d->ctx, spgemm_kernels, options);
+    const char *options = key_type == CLSORT_U64 ? "-DKEY_T=ulong" : "-DKEY_T=uint";
+    k->program = ex_program_build(d->ctx, spgemm_source, options);
     k->entry_rows = ex_kernel_create(k->program, "sp_entry_rows");
     k->count = ex_kernel_create(k->program, "sp_count");
     k->expand = ex_kernel_create(k->program, "sp_expand");
     k->heads = ex_kernel_create(k->program, "sp_heads");
     k->reduce = ex_kernel_create(k->program, "sp_reduce");
     k->csr = ex_kernel_create(k->program, "sp_csr");
-    k->scan_blocks = ex_kernel_create(k->program, "sp_scan_blocks");
-    k->scan_add = ex_kernel_create(k->program, "sp_scan_add");
-    /* The scan's work-group size must also suit this kernel. */
-    size_t kwg = 0;
-    EX_CL(clGetKernelWorkGroupInfo(k->scan_blocks, clsort_context_device(d->ctx),
-                                   CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL));
-    while (d->scan_wg > kwg && d->scan_wg > 1)
-        d->scan_wg /= 2;
     return k;
 }
 
@@ -209,8 +149,7 @@ void spgemm_device_release(spgemm_device *d)
         spgemm_kernels *k = &d->kern[i];
         if (!k->program)
             continue;
-        cl_kernel ks[] = {k->entry_rows, k->count, k->expand,      k->heads,
-                          k->reduce,     k->csr,   k->scan_blocks, k->scan_add};
+        cl_kernel ks[] = {k->entry_rows, k->count, k->expand, k->heads, k->reduce, k->csr};
         for (size_t j = 0; j < sizeof ks / sizeof ks[0]; j++)
             clReleaseKernel(ks[j]);
         clReleaseProgram(k->program);
@@ -218,30 +157,13 @@ void spgemm_device_release(spgemm_device *d)
     free(d);
 }
 
-/* out[i] = in[0] + ... + in[i-1] for i < n (enqueued). Blocks of
- * scan_wg * SCAN_ITEMS elements are scanned on their own; their totals
- * are scanned the same way (recursively) and added back. */
-static void scan_exclusive(spgemm_device *d, spgemm_kernels *k, cl_mem in, cl_mem out, cl_uint n)
+/* out[i] = in[0] + ... + in[i-1] for i < n: clsort's exclusive scan
+ * (enqueued on the context's queue, like the sort). */
+static void scan_exclusive(spgemm_device *d, cl_mem in, cl_mem out, cl_uint n)
 {
-    if (n == 0)
-        return;
-    cl_uint wg = (cl_uint)d->scan_wg, block = wg * SCAN_ITEMS;
-    cl_uint blocks = (n + block - 1) / block;
-    cl_mem sums = ex_buffer(d->ctx, CL_MEM_READ_WRITE, (size_t)blocks * sizeof(cl_uint), NULL,
-                            "scan block sums");
-    ex_args(k->scan_blocks, 5, sizeof n, &n, sizeof(cl_mem), &in, sizeof(cl_mem), &out,
-            sizeof(cl_mem), &sums, (size_t)wg * sizeof(cl_uint), (const void *)NULL);
-    ex_launch(d->queue, k->scan_blocks, (size_t)blocks * wg, wg);
-    if (blocks > 1) {
-        cl_mem offsets = ex_buffer(d->ctx, CL_MEM_READ_WRITE, (size_t)blocks * sizeof(cl_uint),
-                                   NULL, "scan block offsets");
-        scan_exclusive(d, k, sums, offsets, blocks);
-        ex_args(k->scan_add, 4, sizeof n, &n, sizeof block, &block, sizeof(cl_mem), &out,
-                sizeof(cl_mem), &offsets);
-        ex_launch(d->queue, k->scan_add, n, 0);
-        clReleaseMemObject(offsets); /* freed once the queued kernels are done */
-    }
-    clReleaseMemObject(sums);
+    if (n > 0)
+        EX_CLSORT(d->ctx, clsort_scan_buffer(d->ctx, CLSORT_U32, in, 0, out, 0, n, 0, 0, NULL,
+                                           NULL));
 }
 
 /* Reads element i of a uint buffer. */
@@ -287,7 +209,7 @@ static double timed_sorts(spgemm_device *d, clsort_type key_type, unsigned key_b
         }
         EX_CL(clFinish(d->queue));
         double t0 = ex_now();
-        EX_SORT(d->ctx, clsort_sort_pairs_buffer(d->ctx, key_type, key, 0, val, 0,
+        EX_CLSORT(d->ctx, clsort_sort_pairs_buffer(d->ctx, key_type, key, 0, val, 0,
                                                  sizeof(double), n, &opt, 0, NULL, NULL));
         EX_CL(clFinish(d->queue));
         t[r] = ex_now() - t0;
@@ -352,7 +274,7 @@ void spgemm_multiply(spgemm_device *d, const csr_matrix *a, const csr_matrix *b,
     ex_args(k->count, 4, sizeof nnza, &nnza, sizeof(cl_mem), &acol, sizeof(cl_mem), &brow,
             sizeof(cl_mem), &count);
     ex_launch(q, k->count, nnza, 0);
-    scan_exclusive(d, k, count, offset, nnza);
+    scan_exclusive(d, count, offset, nnza);
     EX_CL(clFinish(q));
     double t2 = ex_now();
     st->t.count = t2 - t1;
@@ -390,7 +312,7 @@ void spgemm_multiply(spgemm_device *d, const csr_matrix *a, const csr_matrix *b,
     cl_mem pos = ex_buffer(d->ctx, CL_MEM_READ_WRITE, (size_t)P * 4, NULL, "run numbers");
     ex_args(k->heads, 3, sizeof P, &P, sizeof(cl_mem), &key, sizeof(cl_mem), &head);
     ex_launch(q, k->heads, P, 0);
-    scan_exclusive(d, k, head, pos, P);
+    scan_exclusive(d, head, pos, P);
     cl_uint nnzc = P ? read_u32(q, pos, P - 1) + read_u32(q, head, P - 1) : 0;
     cl_mem ckey = ex_buffer(d->ctx, CL_MEM_READ_WRITE, (size_t)nnzc * ks, NULL, "keys of C");
     cl_mem cval = ex_buffer(d->ctx, CL_MEM_READ_WRITE, (size_t)nnzc * 8, NULL, "values of C");

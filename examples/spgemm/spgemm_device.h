@@ -1,7 +1,8 @@
 /* spgemm_device.h - the sparse matrix product C = A * B on an OpenCL device
  * by expand, sort and compress (Polok, Ila and Smrz 2014, section 5):
  *   1. count: the products of every entry a_ik of A (the length of row k
- *      of B) and their exclusive scan, which gives each entry's place;
+ *      of B) and their exclusive scan (clsort_scan_buffer), which gives
+ *      each entry's place;
  *   2. expand: every product a_ik * b_kj becomes a (key, value) pair with
  *      key = i * ncols(B) + j (u32 when nrows(A) * ncols(B) fits 32 bits,
  *      else u64) and value the double product;
