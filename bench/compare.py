@@ -3,7 +3,13 @@
 JSON the benchmark programs wrote in the same run, plus a PNG plot.
 
 usage: compare.py --clsort clsort.json [--cub cub.jsonl] [--copy-gbs G]
+                  [--md out.md] [--png out.png] [--title T] [--peers cpu.jsonl]
+       compare.py --cpu --clsort clsort_cpu.json --peers cpu_peers.jsonl
                   [--md out.md] [--png out.png] [--title T]
+
+--peers adds the CPU anchors that bench/cpu/cpu_peers.cpp wrote (ips4o,
+vqsort, std::sort, qsort); --cpu makes the table clsort (through PoCL)
+against each of them instead of against CUB.
 """
 import argparse
 import json
@@ -49,8 +55,13 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--png")
     ap.add_argument("--title", default="clsort vs CUB")
+    ap.add_argument("--peers")
+    ap.add_argument("--cpu", action="store_true")
     a = ap.parse_args()
     ours = load_rows(a.clsort)
+    peers = load_rows(a.peers) if a.peers else []
+    if a.cpu:
+        return cpu_table(a, ours, peers)
     cub = {(r["case"], r["n"]): r for r in load_rows(a.cub)} if a.cub else {}
     lines = []
     hdr = "| case | n | clsort ms | clsort rate | CUB ms | CUB rate | clsort/CUB | of copy limit |"
@@ -83,6 +94,7 @@ def main():
             return
         fig, ax = plt.subplots(figsize=(8, 5))
         cases = sorted({r["case"] for r in ours})
+        plot_peers(ax, peers)
         for case in cases:
             pts = sorted((r["n"], r["mkeys_per_s"]) for r in ours if r["case"] == case)
             line, = ax.plot([p[0] for p in pts], [p[1] / 1e3 for p in pts], "o-",
@@ -91,6 +103,70 @@ def main():
             if cpts:
                 ax.plot([p[0] for p in cpts], [p[1] / 1e3 for p in cpts], "s--",
                         color=line.get_color(), label=f"CUB {case}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (keys)")
+        ax.set_ylabel("GKeys/s")
+        ax.set_title(a.title)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=110)
+
+
+def plot_peers(ax, peers):
+    """The CPU anchors as grey lines, one per (implementation, case)."""
+    for key in sorted({(p["impl"], p["case"]) for p in peers}):
+        pts = sorted((p["n"], p["mkeys_per_s"]) for p in peers if (p["impl"], p["case"]) == key)
+        ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], "x:", color="grey",
+                alpha=0.7, label=f"{key[0]} {key[1]} (CPU)")
+
+
+def case_name(case):
+    """The headline's case names ("u32 keys", "u32 pairs") as --cases specs."""
+    return {"u32 keys": "u32", "u32 pairs": "u32+4"}.get(case, case)
+
+
+def cpu_table(a, ours, peers):
+    """clsort through PoCL against every CPU anchor, case by case."""
+    for r in ours:
+        r["case"] = case_name(r["case"])
+    impls = []
+    for p in peers:
+        if p["impl"] not in impls:
+            impls.append(p["impl"])
+    by = {(p["impl"], p["case"], p["n"]): p for p in peers}
+    hdr = "| case | n | clsort ms | clsort rate | " + " | ".join(
+        f"{i} rate | clsort/{i}" for i in impls) + " |"
+    lines = [hdr, "|" + " --- |" * (4 + 2 * len(impls))]
+    for r in ours:
+        cells = [r["case"], str(r["n"]), f"{r['ms']:.2f}",
+                 fmt_rate(r["mkeys_per_s"]) + ("" if r.get("correct", True) else " WRONG")]
+        for i in impls:
+            p = by.get((i, r["case"], r["n"]))
+            if p:
+                cells += [fmt_rate(p["mkeys_per_s"]) + (f" ({p['threads']}T)" if p.get("threads", 1) > 1 else ""),
+                          f"{p['ms'] / r['ms']:.2f}x"]
+            else:
+                cells += ["", ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    table = "\n".join(lines)
+    print(table)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(table + "\n")
+    if a.png:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("compare.py: no matplotlib, no plot", file=sys.stderr)
+            return
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for case in sorted({r["case"] for r in ours}):
+            pts = sorted((r["n"], r["mkeys_per_s"]) for r in ours if r["case"] == case)
+            ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], "o-", label=f"clsort {case}")
+        plot_peers(ax, peers)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n (keys)")
         ax.set_ylabel("GKeys/s")

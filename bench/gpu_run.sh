@@ -6,7 +6,9 @@
 #   a plot. Results go to $OUT (default ./gpu-out).
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
-#        test cpu (default: all, in that order); they run in the order given
+#        test cpu peers scaling startup small algos examples cputune
+#        (default: setup build bench cub compare test cpu peers); they run in
+#        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER
 set -u
 cd "$(dirname "$0")/.."
@@ -18,7 +20,7 @@ CPU_SIZES=${CPU_SIZES:-1M,8M,32M}
 TEST_FILTER=${TEST_FILTER:-radix|key_types|float|value|buffer|bench|context}
 BUILD=build-gpu
 export CLSORT_CACHE_DIR=${CLSORT_CACHE_DIR:-/tmp/clsort-cache}
-stages=${*:-setup build tune bench cub compare test cpu}
+stages=${*:-setup build bench cub compare test cpu peers}
 
 log() { echo "=== $* ($(date +%T))"; }
 
@@ -38,9 +40,16 @@ stage_setup() {
 
 stage_build() {
     log build
-    { cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release && cmake --build $BUILD -j"$(nproc)"; } \
+    { cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=${BUILD_EXAMPLES:-ON} && cmake --build $BUILD -j"$(nproc)"; } \
         > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
     ./$BUILD/clsort info | tee "$OUT/info.txt"
+    if [ -e /usr/include/ips4o.hpp ] && [ -e /usr/include/hwy/contrib/sort/vqsort.h ]; then
+        # the CPU anchors (ips4o, vqsort, std::sort, qsort), in the background
+        (g++ -O3 -march=native -std=c++17 -Iinclude bench/cpu/cpu_peers.cpp \
+            $BUILD/libclsort_bench.a $BUILD/libclsort.a -lOpenCL -fopenmp -lhwy_contrib -lhwy \
+            -latomic -pthread -o $BUILD/cpu_peers > "$OUT/cpu_peers_build.log" 2>&1
+         echo "g++ exit $?" >> "$OUT/cpu_peers_build.log") &
+    fi
     if command -v nvcc > /dev/null; then
         # CUB, built beside clsort from the source in bench/cub (in the background)
         (nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude bench/cub/cub_sort.cu bench/data.c \
@@ -83,6 +92,60 @@ stage_cpu() {
     log "clsort on the CPU (PoCL)"
     ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy --profile \
         --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
+}
+
+stage_peers() {
+    wait
+    log "CPU anchors: ips4o, vqsort, std::sort, qsort ($CPU_SIZES)"
+    tail -2 "$OUT/cpu_peers_build.log" 2>/dev/null
+    [ -x $BUILD/cpu_peers ] || { echo "no cpu_peers (libips4o-dev, libhwy-dev missing)"; return; }
+    ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --reps 5 | tee "$OUT/cpu_peers.jsonl"
+    [ -s "$OUT/clsort_cpu.json" ] && python3 bench/compare.py --cpu --clsort "$OUT/clsort_cpu.json" \
+        --peers "$OUT/cpu_peers.jsonl" --md "$OUT/compare_cpu.md"
+}
+
+stage_scaling() {
+    wait
+    log "scaling on the CPU: threads 1..$(nproc), u32 32M, with the copy bandwidth"
+    : > "$OUT/scaling.jsonl"
+    for t in 1 2 4 8 16; do
+        [ $t -le "$(nproc)" ] || continue
+        POCL_CPU_MAX_CU_COUNT=$t POCL_MAX_PTHREAD_COUNT=$t ./$BUILD/clsort bench --device cpu \
+            --sizes 32M --keys-only --no-qsort --min-reps 3 --copy --json "$OUT/scaling_$t.json" \
+            > "$OUT/scaling_$t.txt" 2>&1
+        gbs=$(sed -n 's/^copy bandwidth: \([0-9.]*\).*/\1/p' "$OUT/scaling_$t.txt" | head -1)
+        ms=$(python3 -c "import json;r=json.load(open('$OUT/scaling_$t.json'));print(r[0]['ms'])" 2>/dev/null)
+        ips=""
+        [ -x $BUILD/cpu_peers ] && ips=$(./$BUILD/cpu_peers --sizes 32M --cases u32 --impls ips4o \
+            --threads $t --reps 3 | sed -n 's/.*"ms": \([0-9.]*\).*/\1/p')
+        echo "{\"threads\": $t, \"clsort_ms\": ${ms:-null}, \"copy_gbs\": ${gbs:-null}, \"ips4o_ms\": ${ips:-null}}" |
+            tee -a "$OUT/scaling.jsonl"
+    done
+}
+
+stage_startup() {
+    log "start-up: first run (empty program cache) and cached, on each device"
+    for d in gpu cpu; do
+        dir=$(mktemp -d)
+        for run in first cached; do
+            s=$(date +%s.%N)
+            CLSORT_CACHE_DIR=$dir ./$BUILD/clsort bench --device $d --sizes 1K --keys-only \
+                --no-qsort --min-reps 1 > /dev/null 2>&1
+            e=$(date +%s.%N)
+            echo "$d $run: $(python3 -c "print(f'{$e - $s:.2f}')") s (clsort bench --sizes 1K, whole process)" |
+                tee -a "$OUT/startup.txt"
+        done
+        rm -rf "$dir"
+    done
+}
+
+stage_examples() {
+    log "examples: particle-in-cell (Table 7) and spgemm"
+    [ -x $BUILD/examples/pic ] || return
+    ./$BUILD/examples/pic --device gpu --steps 5 2>&1 | tee "$OUT/pic_gpu.txt"
+    ./$BUILD/examples/pic --device cpu --steps 3 2>&1 | tee "$OUT/pic_cpu.txt"
+    ./$BUILD/examples/spgemm --device gpu --op both --reps 5 ${SPGEMM_GEN:---gen poisson2d:1000 \
+        --gen poisson3d:100 --gen powerlaw:1000000:8} 2>&1 | tee "$OUT/spgemm_gpu.txt"
 }
 
 stage_compare() {

@@ -1,7 +1,7 @@
 // cub_sort.cu - NVIDIA CUB's DeviceRadixSort on the same inputs as
 // `clsort bench` (the same generator, bench/data.c, and the same case
 // strings), timed with CUDA events around the sort only, median of reps.
-// Built by bench/gpu_compare.sh where nvcc is present; not part of clsort.
+// Built by bench/gpu_run.sh where nvcc is present; not part of clsort.
 //
 // usage: cub_sort --cases u32,u32+4,... --sizes 1M,8M,... [--reps N]
 // Prints one JSON object per line.

@@ -1,0 +1,202 @@
+// cpu_peers.cpp - the CPU anchors of the benchmark, on the inputs that
+// `clsort bench` sorts (bench/data.c, the same seeds): ips4o (parallel and
+// sequential), Highway's vqsort (one thread), std::sort, std::stable_sort and
+// the C library's qsort, for u32 keys and for (u32 key, u32 value) pairs held
+// as 64-bit records ordered by their key. Built by bench/gpu_run.sh (or by
+// hand) where libips4o-dev and libhwy-dev are installed:
+//
+//   g++ -O3 -march=native -std=c++17 -Iinclude -x c++ bench/cpu/cpu_peers.cpp \
+//       -x none build/libclsort_bench.a build/libclsort.a -lOpenCL \
+//       -fopenmp -lhwy_contrib -lhwy -latomic -pthread -o cpu_peers
+//
+// usage: cpu_peers [--sizes 1M,8M,32M] [--cases u32,u32+4] [--impls a,b,...]
+//                  [--threads T] [--reps R]
+// One JSON object per line on stdout, as the CUB program writes:
+//   {"impl": "ips4o", "threads": 16, "case": "u32", "n": 33554432, "ms": ..., "mkeys_per_s": ...}
+// Every result is checked (sorted, and the same multiset as the input by a
+// checksum); a wrong result exits 1.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <hwy/contrib/sort/vqsort.h>
+#include <ips4o.hpp>
+
+extern "C" {
+#include "../data.h"
+}
+
+namespace {
+
+double now_ms()
+{
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+size_t parse_size(const std::string &s)
+{
+    char *end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (*end == 'K' || *end == 'k') v *= 1024;
+    if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
+    if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
+    return (size_t)v;
+}
+
+std::vector<std::string> split(const std::string &s)
+{
+    std::vector<std::string> out;
+    size_t a = 0;
+    while (a <= s.size()) {
+        size_t b = s.find(',', a);
+        if (b == std::string::npos) b = s.size();
+        if (b > a) out.push_back(s.substr(a, b - a));
+        a = b + 1;
+    }
+    return out;
+}
+
+int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+// A record (key in the high half, value in the low half) ordered by key:
+// the K32V32 layout of vqsort.
+int cmp_rec(const void *a, const void *b)
+{
+    uint32_t x = (uint32_t)(*(const uint64_t *)a >> 32), y = (uint32_t)(*(const uint64_t *)b >> 32);
+    return (x > y) - (x < y);
+}
+
+struct rec_less {
+    bool operator()(uint64_t a, uint64_t b) const { return (a >> 32) < (b >> 32); }
+};
+
+uint64_t checksum(const uint64_t *v, size_t n)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += v[i] * 0x9e3779b97f4a7c15ull ^ (v[i] >> 7);
+    return s;
+}
+uint64_t checksum(const uint32_t *v, size_t n)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += (uint64_t)v[i] * 0x9e3779b97f4a7c15ull ^ (v[i] >> 7);
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    std::string sizes = "1M,8M,32M", cases = "u32,u32+4",
+                impls = "ips4o,ips4o_seq,vqsort,std_sort,std_stable_sort,qsort";
+    int threads = (int)std::thread::hardware_concurrency();
+    int reps = 5;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "cpu_peers: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--sizes") sizes = next();
+        else if (a == "--cases") cases = next();
+        else if (a == "--impls") impls = next();
+        else if (a == "--threads") threads = std::atoi(next().c_str());
+        else if (a == "--reps") reps = std::atoi(next().c_str());
+        else {
+            std::fprintf(stderr, "usage: cpu_peers [--sizes L] [--cases u32,u32+4] "
+                                 "[--impls L] [--threads T] [--reps R]\n");
+            return 2;
+        }
+    }
+    if (threads < 1 || reps < 1) {
+        std::fprintf(stderr, "cpu_peers: --threads and --reps must be positive\n");
+        return 2;
+    }
+    const hwy::Sorter vq;
+    for (const std::string &cs : split(cases)) {
+        bool pairs = cs == "u32+4";
+        if (!pairs && cs != "u32") {
+            std::fprintf(stderr, "cpu_peers: case %s: only u32 and u32+4\n", cs.c_str());
+            return 2;
+        }
+        for (const std::string &ss : split(sizes)) {
+            size_t n = parse_size(ss);
+            // the keys clsort bench sorts: seed 20111 + n (bench.c)
+            std::vector<uint32_t> keys(n);
+            data_fill(keys.data(), CLSORT_U32, n, DATA_UNIFORM, 20111 + n);
+            std::vector<uint64_t> recs;
+            if (pairs) {
+                recs.resize(n);
+                for (size_t i = 0; i < n; i++) recs[i] = (uint64_t)keys[i] << 32 | (uint32_t)i;
+            }
+            const uint64_t want = pairs ? checksum(recs.data(), n) : checksum(keys.data(), n);
+            for (const std::string &im : split(impls)) {
+                int used_threads = im == "ips4o" ? threads : 1;
+                if ((im == "qsort" || im == "std_stable_sort" || im == "std_sort") && n > (32u << 20))
+                    continue;
+                std::vector<double> ms;
+                bool ok = true;
+                for (int r = 0; r < reps && ok; r++) {
+                    std::vector<uint32_t> k = keys;
+                    std::vector<uint64_t> v = recs;
+                    double t0 = now_ms();
+                    if (!pairs) {
+                        uint32_t *b = k.data(), *e = b + n;
+                        if (im == "ips4o") ips4o::parallel::sort(b, e, std::less<>(), threads);
+                        else if (im == "ips4o_seq") ips4o::sort(b, e);
+                        else if (im == "vqsort") vq(b, n, hwy::SortAscending());
+                        else if (im == "std_sort") std::sort(b, e);
+                        else if (im == "std_stable_sort") std::stable_sort(b, e);
+                        else if (im == "qsort") std::qsort(b, n, 4, cmp_u32);
+                        else { std::fprintf(stderr, "cpu_peers: unknown impl %s\n", im.c_str()); return 2; }
+                    } else {
+                        uint64_t *b = v.data(), *e = b + n;
+                        if (im == "ips4o") ips4o::parallel::sort(b, e, rec_less(), threads);
+                        else if (im == "ips4o_seq") ips4o::sort(b, e, rec_less());
+                        else if (im == "vqsort")
+                            vq(reinterpret_cast<hwy::K32V32 *>(b), n, hwy::SortAscending());
+                        else if (im == "std_sort") std::sort(b, e, rec_less());
+                        else if (im == "std_stable_sort") std::stable_sort(b, e, rec_less());
+                        else if (im == "qsort") std::qsort(b, n, 8, cmp_rec);
+                        else { std::fprintf(stderr, "cpu_peers: unknown impl %s\n", im.c_str()); return 2; }
+                    }
+                    ms.push_back(now_ms() - t0);
+                    if (!pairs) {
+                        ok = std::is_sorted(k.begin(), k.end()) && checksum(k.data(), n) == want;
+                    } else {
+                        ok = std::is_sorted(v.begin(), v.end(), rec_less()) &&
+                             checksum(v.data(), n) == want;
+                    }
+                }
+                if (!ok) {
+                    std::fprintf(stderr, "cpu_peers: %s %s n=%zu: WRONG RESULT\n", im.c_str(),
+                                 cs.c_str(), n);
+                    return 1;
+                }
+                std::sort(ms.begin(), ms.end());
+                double med = ms[ms.size() / 2];
+                std::printf("{\"impl\": \"%s\", \"threads\": %d, \"case\": \"%s\", \"n\": %zu, "
+                            "\"ms\": %.4f, \"mkeys_per_s\": %.1f}\n",
+                            im.c_str(), used_threads, cs.c_str(), n, med,
+                            med > 0 ? n / med / 1e3 : 0.0);
+                std::fflush(stdout);
+            }
+        }
+    }
+    return 0;
+}
