@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test.sh - installs what is missing, builds, and runs every test with ctest
+# (on PoCL when there is no GPU; CLSORT_TEST_DEVICE picks another device).
+# The spgemm example's tests read the real matrices that the Debian packages
+# r-cran-matrix and libsuperlu-dist-dev ship; when those are not installed,
+# their .deb files are fetched and unpacked into build/matrices (data only,
+# nothing is installed). Arguments go to ctest, for example -R radix.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+BUILD_DIR=${BUILD_DIR:-build}
+mkdir -p "$BUILD_DIR"
+extra=()
+rdir=/usr/lib/R/library/Matrix/external
+sdir=/usr/lib/x86_64-linux-gnu/superlu-dist/tests/EXAMPLE
+if [ ! -e $rdir/lund_a.mtx ] || [ ! -e $sdir/big.rua ]; then
+    m="$PWD/$BUILD_DIR/matrices"
+    if [ ! -e "$m/usr/lib/R/library/Matrix/external/lund_a.mtx" ] ||
+       [ ! -e "$m$sdir/big.rua" ]; then
+        mkdir -p "$m/debs"
+        (cd "$m/debs" && apt-get download r-cran-matrix libsuperlu-dist-dev > /dev/null 2>&1 ||
+             { sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo; $sudo apt-get update -qq &&
+               apt-get download r-cran-matrix libsuperlu-dist-dev > /dev/null 2>&1; } ||
+             echo "test.sh: could not fetch r-cran-matrix and libsuperlu-dist-dev: their tests will be skipped")
+        for f in "$m"/debs/*.deb; do [ -e "$f" ] && dpkg -x "$f" "$m"; done
+    fi
+    [ -e $rdir/lund_a.mtx ] || extra+=("-DSPGEMM_RMATRIX_DIR=$m/usr/lib/R/library/Matrix/external")
+    [ -e $sdir/big.rua ] || extra+=("-DSPGEMM_SUPERLU_DIR=$m$sdir")
+fi
+scripts/build.sh "${extra[@]}"
+cd "$BUILD_DIR"
+exec ctest -j"$(nproc)" --output-on-failure "$@"
