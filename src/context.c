@@ -255,6 +255,15 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
         if (!ctx->cache_dir)
             return clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
+    /* PoCL keeps the kernels it compiles in its own cache (unless
+     * POCL_KERNEL_CACHE=0), and asking it for a program binary compiles
+     * every kernel of the program for a generic work-group size: seconds
+     * per program, spent again on each load. There the disk cache holds
+     * only the saved tuning. */
+    const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
+    ctx->store_binaries = ctx->cache_dir != NULL &&
+                          !(ctx->facts.vendor == CLSORT_VENDOR_POCL &&
+                            !(pocl_cache && !strcmp(pocl_cache, "0")));
     clsort_tuning_for_device(&ctx->facts, &ctx->tuned);
     /* A tuning saved by `clsort tune` for this device and driver. */
     if (ctx->cache_dir) {

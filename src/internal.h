@@ -153,6 +153,8 @@ struct clsort_context {
     bool owns_cl; /* created the cl_context and queue */
     clsort_device_facts facts;
     char *cache_dir; /* NULL: disk cache off */
+    bool store_binaries; /* program binaries in cache_dir (not where PoCL
+                            keeps its own kernel cache) */
     clsort_tuning tuned; /* the device's tuned row */
     clsort_tuning tuning; /* in use (tuned + overrides) */
     clsort_program *programs;

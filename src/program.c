@@ -55,7 +55,7 @@ static cl_program from_binary(clsort_context *ctx, const char *key, const char *
 {
     unsigned char *bin = NULL;
     size_t len = 0;
-    if (!clsort_cache_load(ctx->cache_dir, key, &bin, &len))
+    if (!ctx->store_binaries || !clsort_cache_load(ctx->cache_dir, key, &bin, &len))
         return NULL;
     cl_int status = CL_SUCCESS, err = CL_SUCCESS;
     const unsigned char *bins[1] = {bin};
@@ -74,7 +74,7 @@ static cl_program from_binary(clsort_context *ctx, const char *key, const char *
 
 static void store_binary(clsort_context *ctx, const char *key, cl_program prog)
 {
-    if (!ctx->cache_dir)
+    if (!ctx->store_binaries)
         return;
     size_t size = 0;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||

@@ -47,6 +47,9 @@ clsort_context *test_context(const char *tuning);
  * one first, then the other strategies and rankings that the device can
  * run. Returns the count; specs[i] is a tuning spec ("" = tuned). */
 size_t test_shapes(clsort_context *probe, const char **specs, size_t cap);
+/* True on GPUs or with CLSORT_TEST_FULL set: the cases that cost minutes of
+ * kernel builds or n^2 work on a CPU device run in full. */
+bool test_thorough(clsort_context *ctx);
 
 /* Independent reference (reference.c): the stable sorting permutation of
  * keys under the documented order, by merge sort with a comparator written

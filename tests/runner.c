@@ -107,6 +107,13 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
     return k;
 }
 
+bool test_thorough(clsort_context *ctx)
+{
+    clsort_device_info info;
+    return getenv("CLSORT_TEST_FULL") ||
+           (clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS && info.is_gpu);
+}
+
 bool check_permuted(const char *what, const void *in, const void *out, const size_t *perm,
                     size_t n, size_t size)
 {
