@@ -9,7 +9,7 @@
 #        test cpu peers scaling startup small algos examples cputune
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
-# environment: SIZES, CASES, CPU_SIZES, TEST_FILTER
+# environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time)
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -17,7 +17,9 @@ mkdir -p "$OUT"
 SIZES=${SIZES:-1M,8M,32M,256M}
 CASES=${CASES:-u32,u32+4,u64,u64+4,u32:0:10,u32:0:16,u32:0:8,u32+4@0-1023,u32+4:0:10@0-1023}
 CPU_SIZES=${CPU_SIZES:-1M,8M,32M}
-TEST_FILTER=${TEST_FILTER:-radix|key_types|float|value|buffer|bench|context}
+# fresh random inputs each run, the same for clsort, CUB and the CPU peers
+SEED=${SEED:-$(date +%s)}
+TEST_FILTER=${TEST_FILTER:-.}
 BUILD=build-gpu
 export CLSORT_CACHE_DIR=${CLSORT_CACHE_DIR:-/tmp/clsort-cache}
 stages=${*:-setup build bench cub compare test cpu peers}
@@ -25,7 +27,7 @@ stages=${*:-setup build bench cub compare test cpu peers}
 log() { echo "=== $* ($(date +%T))"; }
 
 stage_setup() {
-    log setup
+    log "setup (seed $SEED)"
     if [ -d .debs ]; then
         for f in .debs/*.deb; do dpkg -x "$f" /; done
         mkdir -p /etc/OpenCL/vendors
@@ -60,7 +62,7 @@ stage_build() {
 
 stage_test() {
     log "tests on the GPU ($TEST_FILTER)"
-    (cd $BUILD && CLSORT_TEST_DEVICE=gpu ctest -j8 -R "$TEST_FILTER" --timeout 400 \
+    (cd $BUILD && CLSORT_TEST_DEVICE=gpu CLSORT_TEST_FULL=1 ctest -j8 -R "$TEST_FILTER" --timeout 400 \
         --output-on-failure > "$OUT/ctest-gpu.log" 2>&1)
     grep -E "tests passed|FAIL|Failed|Timeout|\*\*\*" "$OUT/ctest-gpu.log" | head -30
 }
@@ -68,7 +70,7 @@ stage_test() {
 stage_bench() {
     log "clsort on the GPU"
     ./$BUILD/clsort bench --device gpu --cases "$CASES" --sizes "$SIZES" --no-qsort \
-        --min-reps 10 --copy --json "$OUT/clsort_gpu.json" 2>&1 | tee "$OUT/clsort_gpu.txt"
+        --seed $SEED --min-reps 10 --copy --json "$OUT/clsort_gpu.json" 2>&1 | tee "$OUT/clsort_gpu.txt"
     log "headline (clsort bench on the default device)"
     ./$BUILD/clsort bench --json "$OUT/headline_gpu.json" 2>&1 | tee "$OUT/headline_gpu.txt"
 }
@@ -78,7 +80,7 @@ stage_cub() {
     log CUB
     tail -3 "$OUT/nvcc.log" 2>/dev/null
     if [ -x $BUILD/cub_sort ]; then
-        ./$BUILD/cub_sort --cases "$CASES" --sizes "$SIZES" --reps 20 > "$OUT/cub.jsonl" 2> "$OUT/cub.err"
+        ./$BUILD/cub_sort --cases "$CASES" --sizes "$SIZES" --seed $SEED --reps 20 > "$OUT/cub.jsonl" 2> "$OUT/cub.err"
         tail -3 "$OUT/cub.err"
     fi
 }
@@ -90,7 +92,7 @@ stage_cputune() {
 
 stage_cpu() {
     log "clsort on the CPU (PoCL)"
-    ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy --profile \
+    ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy --profile --seed $SEED \
         --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
 }
 
@@ -99,7 +101,7 @@ stage_peers() {
     log "CPU anchors: ips4o, vqsort, std::sort, qsort ($CPU_SIZES)"
     tail -2 "$OUT/cpu_peers_build.log" 2>/dev/null
     [ -x $BUILD/cpu_peers ] || { echo "no cpu_peers (libips4o-dev, libhwy-dev missing)"; return; }
-    ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --reps 5 | tee "$OUT/cpu_peers.jsonl"
+    ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --reps 5 --seed $SEED | tee "$OUT/cpu_peers.jsonl"
     [ -s "$OUT/clsort_cpu.json" ] && python3 bench/compare.py --cpu --clsort "$OUT/clsort_cpu.json" \
         --peers "$OUT/cpu_peers.jsonl" --md "$OUT/compare_cpu.md"
 }
@@ -173,12 +175,12 @@ stage_tune() {
 
 stage_small() {
     log "small sorts: one bitonic work-group (auto) against the radix sort, and CUB"
-    for t in "" "small_max=0"; do
+    for t in "" "small_max=0" "small_max=0,prologue_max=0" ${SMALL_TUNINGS:-}; do
         echo "--- tuning: ${t:-tuned}"
-        ./$BUILD/clsort bench --device gpu --cases u32 --sizes 1K,4K,8K,16K,64K,256K --no-qsort \
+        ./$BUILD/clsort bench --device gpu --cases u32 --sizes ${SMALL_SIZES:-1K,4K,8K,16K,32K,64K,256K} --no-qsort \
             --min-reps 20 ${t:+--tuning $t} 2>&1 | tee -a "$OUT/small_gpu.txt" | grep -v "^device"
     done
-    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases u32 --sizes 1K,4K,8K,16K,64K,256K \
+    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases u32 --sizes ${SMALL_SIZES:-1K,4K,8K,16K,32K,64K,256K} \
         --reps 50 | tee "$OUT/cub_small.jsonl" | sed 's/.*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 ms/'
 }
 

@@ -103,6 +103,7 @@ int main(int argc, char **argv)
                 impls = "ips4o,ips4o_seq,vqsort,std_sort,std_stable_sort,qsort";
     int threads = (int)std::thread::hardware_concurrency();
     int reps = 5;
+    unsigned long long seed = 20111; // as clsort bench --seed
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         auto next = [&]() -> std::string {
@@ -117,9 +118,10 @@ int main(int argc, char **argv)
         else if (a == "--impls") impls = next();
         else if (a == "--threads") threads = std::atoi(next().c_str());
         else if (a == "--reps") reps = std::atoi(next().c_str());
+        else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
         else {
             std::fprintf(stderr, "usage: cpu_peers [--sizes L] [--cases u32,u32+4] "
-                                 "[--impls L] [--threads T] [--reps R]\n");
+                                 "[--impls L] [--threads T] [--reps R] [--seed S]\n");
             return 2;
         }
     }
@@ -136,9 +138,9 @@ int main(int argc, char **argv)
         }
         for (const std::string &ss : split(sizes)) {
             size_t n = parse_size(ss);
-            // the keys clsort bench sorts: seed 20111 + n (bench.c)
+            // the keys clsort bench sorts: seed S + n (bench.c)
             std::vector<uint32_t> keys(n);
-            data_fill(keys.data(), CLSORT_U32, n, DATA_UNIFORM, 20111 + n);
+            data_fill(keys.data(), CLSORT_U32, n, DATA_UNIFORM, seed + n);
             std::vector<uint64_t> recs;
             if (pairs) {
                 recs.resize(n);

@@ -78,11 +78,13 @@ static size_t parse_size(const char *s)
     return (size_t)v;
 }
 
+static unsigned long long g_seed = 20111; // --seed, as clsort bench
+
 template <typename K, typename V>
 static double run(const Case &c, size_t n, int reps, bool &sorted)
 {
     std::vector<K> hk(n);
-    data_fill(hk.data(), c.type, n, c.dist, 20111 + n); // the seed clsort bench uses
+    data_fill(hk.data(), c.type, n, c.dist, g_seed + n); // as clsort bench --seed
     K *pk, *wk, *ok;
     V *pv = nullptr, *wv = nullptr, *ov = nullptr;
     CK(cudaMalloc(&pk, n * sizeof(K)));
@@ -228,6 +230,8 @@ int main(int argc, char **argv)
                 sizes.push_back(parse_size(x.c_str()));
         } else if (a == "--reps" && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (a == "--seed" && i + 1 < argc)
+            g_seed = strtoull(argv[++i], nullptr, 10);
         else if (a == "--batch" && i + 1 < argc) {
             size_t count = 0, len = 0;
             if (sscanf(argv[++i], "%zu,%zu", &count, &len) == 2)
