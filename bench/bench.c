@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -685,5 +686,198 @@ clsort_status bench_algorithms(const char *device, const char *tuning, unsigned 
     if (json)
         fprintf(json, "\n]\n");
     free(rate);
+    return st;
+}
+
+/* ------------------------------------------------------------------ scans */
+
+static double timed_scan(clsort_context *ctx, cl_command_queue q, clsort_type t, cl_mem in,
+                         cl_mem out, cl_mem tiny, size_t n, clsort_status *st)
+{
+    cl_event e0 = NULL, e1 = NULL;
+    cl_int err = clEnqueueCopyBuffer(q, tiny, tiny, 0, 32, 4, 0, NULL, &e0);
+    if (err != CL_SUCCESS) {
+        *st = err;
+        return -1;
+    }
+    *st = clsort_scan_buffer(ctx, t, in, 0, out, 0, n, 0, 0, NULL, NULL);
+    if (*st == CLSORT_SUCCESS) {
+        err = clEnqueueCopyBuffer(q, out, tiny, 0, 0, 4, 0, NULL, &e1);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e1);
+        if (err != CL_SUCCESS)
+            *st = err;
+    }
+    double ms = -1;
+    if (*st == CLSORT_SUCCESS) {
+        cl_ulong t0 = 0, t1 = 0;
+        err = clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, sizeof t1, &t1, NULL);
+        if (err != CL_SUCCESS)
+            *st = err;
+        else
+            ms = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
+    }
+    clFinish(q);
+    if (e0)
+        clReleaseEvent(e0);
+    if (e1)
+        clReleaseEvent(e1);
+    return ms;
+}
+
+/* Exclusive scan on the host, the check's reference; 1 if out matches. */
+static int check_scan(clsort_type t, const void *in, const void *out, size_t n)
+{
+    if (t == CLSORT_U32) {
+        const uint32_t *a = in, *b = out;
+        uint32_t s = 0;
+        for (size_t i = 0; i < n; s += a[i], i++)
+            if (b[i] != s)
+                return 0;
+    } else if (t == CLSORT_U64) {
+        const uint64_t *a = in, *b = out;
+        uint64_t s = 0;
+        for (size_t i = 0; i < n; s += a[i], i++)
+            if (b[i] != s)
+                return 0;
+    } else { /* f32: tree order against a double sum, relative to the total */
+        const float *a = in, *b = out;
+        double s = 0, total = 0;
+        for (size_t i = 0; i < n; i++)
+            total += fabs((double)a[i]);
+        for (size_t i = 0; i < n; s += a[i], i++)
+            if (fabs((double)b[i] - s) > 1e-5 * (total + 1))
+                return 0;
+    }
+    return 1;
+}
+
+clsort_status bench_scan(const char *device, const char *tuning, const size_t *sizes,
+                         size_t nsizes, uint64_t seed, FILE *out, FILE *json, char *err,
+                         size_t errsize)
+{
+    err[0] = '\0';
+    clsort_context_config cc;
+    memset(&cc, 0, sizeof cc);
+    cc.device = device;
+    cc.tuning = tuning;
+    clsort_context *base = NULL, *ctx = NULL;
+    clsort_status st = clsort_context_create_with_config(&base, &cc);
+    if (st != CLSORT_SUCCESS) {
+        snprintf(err, errsize, "%s", clsort_context_last_error(NULL));
+        return st;
+    }
+    cl_context clc = clsort_context_cl_context(base);
+    cl_int e = CL_SUCCESS;
+    cl_command_queue q = clCreateCommandQueue(clc, clsort_context_device(base),
+                                              CL_QUEUE_PROFILING_ENABLE, &e);
+    if (e != CL_SUCCESS) {
+        set_err(err, errsize, "creating a profiling queue", e, NULL);
+        clsort_context_release(base);
+        return e;
+    }
+    st = clsort_context_create_from_queue(&ctx, q, &cc);
+    if (st != CLSORT_SUCCESS) {
+        snprintf(err, errsize, "%s", clsort_context_last_error(NULL));
+        clReleaseCommandQueue(q);
+        clsort_context_release(base);
+        return st;
+    }
+    clsort_device_info info;
+    clsort_context_device_info(ctx, &info);
+    fprintf(out, "device: %s\nexclusive scans of device buffers (in -> out), median device time; "
+                 "GB/s counts one read and one write of each element\n",
+            info.device_name);
+    fprintf(out, "%-6s %12s %10s %12s %9s %s\n", "type", "n", "time ms", "MElems/s", "GB/s",
+            "check");
+    if (json)
+        fprintf(json, "[\n");
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_U64, CLSORT_F32};
+    int first = 1;
+    for (size_t ti = 0; ti < 3 && st == CLSORT_SUCCESS; ti++)
+        for (size_t si = 0; si < nsizes && st == CLSORT_SUCCESS; si++) {
+            const clsort_type t = types[ti];
+            const size_t n = sizes[si], es = clsort_type_size(t), bytes = (n ? n : 1) * es;
+            unsigned char *h = malloc(bytes), *r = malloc(bytes);
+            cl_mem in = NULL, o = NULL, tiny = NULL;
+            if (!h || !r) {
+                snprintf(err, errsize, "out of host memory for n = %zu", n);
+                st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+                goto next;
+            }
+            /* values below 2^16 (u32 sums wrap; u64 sums pass 2^32 at 2^16+ elements) */
+            uint32_t *tmp = malloc((n ? n : 1) * 4);
+            if (!tmp) {
+                snprintf(err, errsize, "out of host memory for n = %zu", n);
+                st = CLSORT_ERROR_OUT_OF_HOST_MEMORY;
+                goto next;
+            }
+            data_fill(tmp, CLSORT_U32, n, DATA_NARROW_16, seed + n + ti);
+            for (size_t i = 0; i < n; i++) {
+                if (t == CLSORT_U32)
+                    ((uint32_t *)h)[i] = tmp[i];
+                else if (t == CLSORT_U64)
+                    ((uint64_t *)h)[i] = (uint64_t)tmp[i] << 16 | (tmp[i] & 0xffff);
+                else
+                    ((float *)h)[i] = (float)(tmp[i] & 0xff) / 256.0f;
+            }
+            free(tmp);
+            in = clCreateBuffer(clc, CL_MEM_READ_WRITE, bytes, NULL, &e);
+            if (e == CL_SUCCESS)
+                o = clCreateBuffer(clc, CL_MEM_READ_WRITE, bytes, NULL, &e);
+            if (e == CL_SUCCESS)
+                tiny = clCreateBuffer(clc, CL_MEM_READ_WRITE, 64, NULL, &e);
+            if (e == CL_SUCCESS)
+                e = clEnqueueWriteBuffer(q, in, CL_TRUE, 0, n * es, h, 0, NULL, NULL);
+            if (e != CL_SUCCESS) {
+                st = e;
+                set_err(err, errsize, "allocating scan buffers", st, NULL);
+                goto next;
+            }
+            double times[200];
+            int reps = 0;
+            double ms = timed_scan(ctx, q, t, in, o, tiny, n, &st); /* warm-up */
+            while (ms >= 0 && reps < 200 && (reps < 10 || (reps < 200 && times[0] * reps < 300))) {
+                ms = timed_scan(ctx, q, t, in, o, tiny, n, &st);
+                if (ms >= 0)
+                    times[reps++] = ms;
+            }
+            if (ms < 0) {
+                set_err(err, errsize, "scan", st, ctx);
+                goto next;
+            }
+            qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+            const double med = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+            e = clEnqueueReadBuffer(q, o, CL_TRUE, 0, n * es, r, 0, NULL, NULL);
+            int ok = e == CL_SUCCESS && check_scan(t, h, r, n);
+            fprintf(out, "%-6s %12zu %10.3f %12.1f %9.1f %s\n", clsort_type_name(t), n, med,
+                    med > 0 ? n / med / 1e3 : 0, med > 0 ? 2.0 * n * es / med / 1e6 : 0,
+                    ok ? "ok" : "WRONG");
+            if (json)
+                fprintf(json, "%s  {\"device\": \"%s\", \"case\": \"scan %s\", \"n\": %zu, \"ms\": %.6f, "
+                              "\"gbs\": %.2f, \"correct\": %s}",
+                        first ? "" : ",\n", info.device_name, clsort_type_name(t), n, med,
+                        med > 0 ? 2.0 * n * es / med / 1e6 : 0, ok ? "true" : "false");
+            first = 0;
+            if (!ok)
+                st = CLSORT_ERROR_INTERNAL, snprintf(err, errsize, "scan %s n=%zu: wrong result",
+                                                     clsort_type_name(t), n);
+        next:
+            if (in)
+                clReleaseMemObject(in);
+            if (o)
+                clReleaseMemObject(o);
+            if (tiny)
+                clReleaseMemObject(tiny);
+            free(h);
+            free(r);
+        }
+    if (json)
+        fprintf(json, "\n]\n");
+    clsort_context_release(ctx);
+    clReleaseCommandQueue(q);
+    clsort_context_release(base);
     return st;
 }

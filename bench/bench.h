@@ -88,4 +88,12 @@ clsort_status bench_algorithms(const char *device, const char *tuning, unsigned 
                                size_t errsize);
 void bench_print_json(FILE *f, const bench_row *rows, size_t nrows);
 
+/* `clsort bench --scan`: exclusive scans of u32, u64 and f32 device buffers
+ * at the given sizes: median device time, GB/s (one read and one write per
+ * element) and a check against a host scan. Prints the table (and JSON if
+ * json is set); returns 0 or a status. */
+clsort_status bench_scan(const char *device, const char *tuning, const size_t *sizes,
+                         size_t nsizes, uint64_t seed, FILE *out, FILE *json, char *err,
+                         size_t errsize);
+
 #endif

@@ -7,6 +7,11 @@ usage: compare.py --clsort clsort.json [--cub cub.jsonl] [--copy-gbs G]
        compare.py --cpu --clsort clsort_cpu.json --peers cpu_peers.jsonl
                   [--md out.md] [--png out.png] [--title T]
 
+       compare.py --scaling scaling.jsonl [--md out.md] [--png out.png] [--title T]
+
+--scaling: the thread-scaling table and plot (gpu_run.sh's scaling stage:
+clsort and ips4o at 32M u32 keys against the thread count, with the copy
+bandwidth measured at each count).
 --peers adds the CPU anchors that bench/cpu/cpu_peers.cpp wrote (ips4o,
 vqsort, std::sort, qsort); --cpu makes the table clsort (through PoCL)
 against each of them instead of against CUB.
@@ -49,7 +54,8 @@ def fmt_rate(mk):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--clsort", required=True)
+    ap.add_argument("--clsort")
+    ap.add_argument("--scaling")
     ap.add_argument("--cub")
     ap.add_argument("--copy-gbs", type=float, default=0)
     ap.add_argument("--md")
@@ -58,6 +64,10 @@ def main():
     ap.add_argument("--peers")
     ap.add_argument("--cpu", action="store_true")
     a = ap.parse_args()
+    if a.scaling:
+        return scaling(a)
+    if not a.clsort:
+        ap.error("--clsort is needed (or --scaling)")
     ours = load_rows(a.clsort)
     peers = load_rows(a.peers) if a.peers else []
     if a.cpu:
@@ -173,6 +183,53 @@ def cpu_table(a, ours, peers):
         ax.set_title(a.title)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(a.png, dpi=110)
+
+
+def scaling(a):
+    """Rate against threads for clsort (PoCL) and ips4o, with the copy GB/s."""
+    rows = sorted(load_rows(a.scaling), key=lambda r: r["threads"])
+    n = 32 * 1024 * 1024
+    lines = ["| threads | copy GB/s | clsort ms | clsort rate | speed-up | ips4o ms | ips4o rate | clsort/ips4o |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    base = rows[0]["clsort_ms"] if rows and rows[0]["clsort_ms"] else None
+    for r in rows:
+        c, i = r["clsort_ms"], r.get("ips4o_ms")
+        lines.append(f"| {r['threads']} | {r['copy_gbs'] or ''} | {c:.1f} | {fmt_rate(n / c / 1e3)} | "
+                     f"{base / c:.1f}x | " + (f"{i:.1f} | {fmt_rate(n / i / 1e3)} | {i / c:.2f}x |" if i else "| | |"))
+    table = "\n".join(lines)
+    print(table)
+    if a.md:
+        with open(a.md, "w") as f:
+            f.write(table + "\n")
+    if a.png:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print("compare.py: no matplotlib, no plot", file=sys.stderr)
+            return
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        t = [r["threads"] for r in rows]
+        ax.plot(t, [n / r["clsort_ms"] / 1e3 for r in rows], "o-", label="clsort (PoCL)")
+        ax.plot(t, [n / r["ips4o_ms"] / 1e3 if r.get("ips4o_ms") else float("nan") for r in rows],
+                "s--", label="ips4o (parallel)")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(t)
+        ax.set_xticklabels([str(x) for x in t])
+        ax.set_xlabel("threads")
+        ax.set_ylabel("MKeys/s (32M u32 keys)")
+        ax2 = ax.twinx()
+        ax2.plot(t, [r["copy_gbs"] or float("nan") for r in rows], "x:", color="grey",
+                 label="copy GB/s")
+        ax2.set_ylabel("copy bandwidth, GB/s")
+        ax.set_title(a.title)
+        ax.grid(True, alpha=0.3)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = ax2.get_legend_handles_labels()
+        ax.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
         fig.tight_layout()
         fig.savefig(a.png, dpi=110)
 

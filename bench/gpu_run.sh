@@ -6,7 +6,7 @@
 #   a plot. Results go to $OUT (default ./gpu-out).
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
-#        test cpu peers scaling startup small algos examples cputune
+#        test cpu peers scaling startup small algos examples scan cputune
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time)
@@ -126,19 +126,28 @@ stage_scaling() {
 }
 
 stage_startup() {
-    log "start-up: first run (empty program cache) and cached, on each device"
+    log "start-up: first run (empty caches: clsort's, PoCL's and CUDA's) and cached, on each device"
     for d in gpu cpu; do
         dir=$(mktemp -d)
         for run in first cached; do
             s=$(date +%s.%N)
-            CLSORT_CACHE_DIR=$dir ./$BUILD/clsort bench --device $d --sizes 1K --keys-only \
-                --no-qsort --min-reps 1 > /dev/null 2>&1
+            CLSORT_CACHE_DIR=$dir/clsort POCL_CACHE_DIR=$dir/pocl CUDA_CACHE_PATH=$dir/cuda \
+                ./$BUILD/clsort bench --device $d --sizes 1K --keys-only --no-qsort --min-reps 1 \
+                > /dev/null 2>&1
             e=$(date +%s.%N)
             echo "$d $run: $(python3 -c "print(f'{$e - $s:.2f}')") s (clsort bench --sizes 1K, whole process)" |
                 tee -a "$OUT/startup.txt"
         done
         rm -rf "$dir"
     done
+}
+
+stage_scan() {
+    log "scans (u32, u64, f32) on the GPU and the CPU, against the copy bandwidth"
+    ./$BUILD/clsort bench --device gpu --scan --sizes ${SCAN_SIZES:-1M,16M,64M,256M} --copy \
+        --json "$OUT/scan_gpu.json" 2>&1 | tee "$OUT/scan_gpu.txt"
+    ./$BUILD/clsort bench --device cpu --scan --sizes 1M,16M,64M --copy \
+        --json "$OUT/scan_cpu.json" 2>&1 | tee "$OUT/scan_cpu.txt"
 }
 
 stage_examples() {
@@ -180,6 +189,7 @@ stage_small() {
         ./$BUILD/clsort bench --device gpu --cases u32 --sizes ${SMALL_SIZES:-1K,4K,8K,16K,32K,64K,256K} --no-qsort \
             --min-reps 20 ${t:+--tuning $t} 2>&1 | tee -a "$OUT/small_gpu.txt" | grep -v "^device"
     done
+    wait
     [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases u32 --sizes ${SMALL_SIZES:-1K,4K,8K,16K,32K,64K,256K} \
         --reps 50 | tee "$OUT/cub_small.jsonl" | sed 's/.*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 ms/'
 }
