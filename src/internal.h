@@ -50,6 +50,7 @@ typedef struct clsort_tuning {
     unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
     unsigned sel_wg, sel_block;    /* selection sort */
     unsigned scan_wg, scan_items;  /* scans */
+    unsigned scan_onepass;         /* 1: single-pass look-back scan */
     unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
 } clsort_tuning;
 

@@ -89,8 +89,25 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
     const size_t es = clsort_type_size(type);
     const size_t block = (size_t)ctx->tuning.scan_wg * ctx->tuning.scan_items;
     cl_mem sums;
-    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCAN_SUMS, sums_needed(n, block) * es, &sums));
     (void)fn;
+    const size_t tiles = div_up(n, block);
+    if (ctx->tuning.scan_onepass && tiles < 0xfffffff0u) {
+        /* tile totals and prefixes, then the counter and the tile flags */
+        const size_t vbytes = tiles * 2 * es, fwords = tiles + 1;
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCAN_SUMS, vbytes + fwords * 4, &sums));
+        CLSORT_TRY(clsort_fill(ctx, sums, vbytes, fwords * 4, seq));
+        cl_kernel k;
+        CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_scan_onepass", &k));
+        cl_ulong a_in = in_off, a_out = out_off, a_n = n, a_foff = vbytes / 4;
+        cl_uint incl = inclusive != 0;
+        clsort_arg args[] = {CLSORT_ARG(in),   CLSORT_ARG(a_in), CLSORT_ARG(out),
+                             CLSORT_ARG(a_out), CLSORT_ARG(a_n), CLSORT_ARG(sums),
+                             CLSORT_ARG(sums), CLSORT_ARG(a_foff), CLSORT_ARG(incl)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_scan_onepass", args, 9));
+        return clsort_launch(ctx, k, "clsort_scan_onepass", tiles * ctx->tuning.scan_wg,
+                             ctx->tuning.scan_wg, seq);
+    }
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCAN_SUMS, sums_needed(n, block) * es, &sums));
     return scan_level(ctx, prog, es, in, in_off, out, out_off, n, inclusive, sums, 0, seq);
 }
 

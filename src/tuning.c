@@ -31,6 +31,7 @@
  *   bt_wg, bt_cap  bitonic work-group size, and a cap on its capacity
  *   sel_wg, sel_block  selection sort work-group and staging block
  *   scan_wg, scan_items  scan work-group and elements per work-item
+ *   scan_onepass         the single-pass look-back scan (1) or reduce-then-scan (0)
  */
 #include "internal.h"
 
@@ -71,7 +72,8 @@ static const tuning_row table[] = {
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
+      .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
+      .scan_onepass = 1}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
@@ -136,6 +138,7 @@ static const field fields[] = {
     F(sel_block, 1, 65536, "selection sort keys staged in local memory per round"),
     F(scan_wg, 1, 1024, "scan work-group size"),
     F(scan_items, 1, 256, "scan elements per work-item"),
+    F(scan_onepass, 0, 1, "1: single-pass look-back scan; 0: reduce, scan the sums, scan"),
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])

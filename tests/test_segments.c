@@ -372,20 +372,33 @@ static bool scan_case(clsort_context *ctx, clsort_type t, size_t n, int inclusiv
 
 void test_scan(void)
 {
-    clsort_context *ctx = test_context(NULL);
-    if (!ctx)
-        return;
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_U64, CLSORT_I32, CLSORT_I64, CLSORT_F32,
-                                        CLSORT_F64};
-    static const size_t sizes[] = {1, 2, 255, 256, 257, 4095, 4097, 65537, 1000003, (1u << 24) + 5};
-    for (size_t t = 0; t < 6; t++)
-        for (size_t i = 0; i < 10; i++) {
-            if (sizes[i] > 2000000 && t != 1)
-                continue; /* the largest with 64-bit sums only (time) */
-            if (!scan_case(ctx, types[t], sizes[i], (int)(i % 2), i % 3 == 0, i % 4 == 1))
-                t = 6, i = 10;
-        }
-    CHECK(clsort_scan(ctx, CLSORT_U8, NULL, NULL, 0, 0) == CLSORT_ERROR_UNSUPPORTED_TYPE, "type");
-    CHECK(clsort_scan(ctx, CLSORT_U32, NULL, NULL, 5, 0) == CLSORT_ERROR_INVALID_ARGUMENT, "NULL");
-    clsort_context_release(ctx);
+    /* both forms: reduce-then-scan and the single-pass look-back scan, the
+     * latter also with small tiles (many look-back windows) */
+    static const char *const tunings[] = {"scan_onepass=0", "scan_onepass=1",
+                                          "scan_onepass=1,scan_wg=32,scan_items=2"};
+    for (size_t v = 0; v < 3; v++) {
+        clsort_context *ctx = test_context(tunings[v]);
+        if (!ctx)
+            return;
+        static const clsort_type types[] = {CLSORT_U32, CLSORT_U64, CLSORT_I32, CLSORT_I64,
+                                            CLSORT_F32, CLSORT_F64};
+        static const size_t sizes[] = {1,    2,     255,   256,     257,
+                                       4095, 4097,  65537, 1000003, (1u << 24) + 5};
+        for (size_t t = 0; t < 6; t++)
+            for (size_t i = 0; i < 10; i++) {
+                if (sizes[i] > 2000000 && t != 1)
+                    continue; /* the largest with 64-bit sums only (time) */
+                if (v == 2 && sizes[i] > 2000000)
+                    continue;
+                if (!scan_case(ctx, types[t], sizes[i], (int)(i % 2), i % 3 == 0, i % 4 == 1)) {
+                    test_fail(__FILE__, __LINE__, "with tuning %s", tunings[v]);
+                    t = 6, i = 10;
+                }
+            }
+        CHECK(clsort_scan(ctx, CLSORT_U8, NULL, NULL, 0, 0) == CLSORT_ERROR_UNSUPPORTED_TYPE,
+              "type");
+        CHECK(clsort_scan(ctx, CLSORT_U32, NULL, NULL, 5, 0) == CLSORT_ERROR_INVALID_ARGUMENT,
+              "NULL");
+        clsort_context_release(ctx);
+    }
 }

@@ -84,3 +84,110 @@ void clsort_scan_blocks(global const scan_t *in, ulong in_off, global scan_t *ou
     }
 #undef TPAD
 }
+
+/* Single pass (decoupled look-back, Merrill and Garland 2016): each
+ * work-group takes the next tile in launch order from a counter, scans it in
+ * local memory, publishes its total (flag 1), then looks back over its
+ * predecessors a work-group-sized window at a time - one work-item reads
+ * each predecessor's flag and value - summing totals until it meets a
+ * published inclusive prefix (flag 2); then it publishes its own prefix and
+ * writes its tile. It reads and writes each element once. A tile waits only
+ * on tiles that took their numbers before it, so it needs no more forward
+ * progress than onesweep's look-back.
+ *   flags[0]: the tile counter; flags[1 + t]: tile t's state (0, 1, 2)
+ *   vals[2t]: tile t's total; vals[2t + 1]: its inclusive prefix */
+kernel __attribute__((reqd_work_group_size(CLSORT_SCAN_WG, 1, 1)))
+void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *out, ulong out_off,
+                         ulong n, global scan_t *vals, global uint *flags, ulong flags_off,
+                         uint inclusive)
+{
+    local scan_t tile[SCAN_BLOCK + SCAN_BLOCK / 32];
+    local scan_t s[SCAN_LOCAL_WORDS(CLSORT_SCAN_WG)];
+    local scan_t lb_val[CLSORT_SCAN_WG];
+    local uint lb_flag[CLSORT_SCAN_WG];
+    local uint tile_id, pos, done;
+    local scan_t excl_sh;
+#define TPAD(i) ((i) + (i) / 32)
+    in += in_off;
+    out += out_off;
+    flags += flags_off;
+    global volatile uint *vflags = (global volatile uint *)flags;
+    global volatile scan_t *vvals = (global volatile scan_t *)vals;
+    const uint lid = get_local_id(0);
+    if (lid == 0)
+        tile_id = atomic_inc(flags);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint t = tile_id;
+    const ulong b0 = (ulong)t * SCAN_BLOCK;
+    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
+        uint i = k * CLSORT_SCAN_WG + lid;
+        tile[TPAD(i)] = b0 + i < n ? in[b0 + i] : (scan_t)0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scan_t own = 0;
+    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++)
+        own += tile[TPAD(lid * CLSORT_SCAN_ITEMS + k)];
+    scan_t total;
+    scan_t run = clsort_group_scan_t(own, s, &total);
+    if (lid == 0) {
+        vvals[2 * (ulong)t + (t == 0)] = total;
+        write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        atomic_xchg(flags + 1 + t, t == 0 ? 2u : 1u);
+        excl_sh = 0;
+        pos = t;
+        done = t == 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    while (!done) {
+        const uint p = pos; /* predecessors p - 1, p - 2, ... are still to add */
+        if (lid < p) {
+            const uint j = p - 1 - lid;
+            const uint f = vflags[1 + j];
+            read_mem_fence(CLK_GLOBAL_MEM_FENCE);
+            lb_flag[lid] = f;
+            lb_val[lid] = f == 2u ? vvals[2 * (ulong)j + 1] : f == 1u ? vvals[2 * (ulong)j]
+                                                                    : (scan_t)0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0) {
+            scan_t acc = excl_sh;
+            uint np = p, fin = 0;
+            const uint lim = p < CLSORT_SCAN_WG ? p : CLSORT_SCAN_WG;
+            for (uint i = 0; i < lim; i++) {
+                const uint f = lb_flag[i];
+                if (f == 0u)
+                    break; /* not yet published: read again from here */
+                acc += lb_val[i];
+                np--;
+                if (f == 2u) {
+                    fin = 1;
+                    break;
+                }
+            }
+            excl_sh = acc;
+            pos = np;
+            done = fin;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const scan_t excl = excl_sh;
+    if (lid == 0 && t > 0) {
+        vvals[2 * (ulong)t + 1] = excl + total;
+        write_mem_fence(CLK_GLOBAL_MEM_FENCE);
+        atomic_xchg(flags + 1 + t, 2u);
+    }
+    run += excl;
+    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
+        uint i = lid * CLSORT_SCAN_ITEMS + k;
+        scan_t x = tile[TPAD(i)];
+        tile[TPAD(i)] = inclusive ? run + x : run;
+        run += x;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
+        uint i = k * CLSORT_SCAN_WG + lid;
+        if (b0 + i < n)
+            out[b0 + i] = tile[TPAD(i)];
+    }
+#undef TPAD
+}
