@@ -14,7 +14,10 @@ extra=()
 rdir=/usr/lib/R/library/Matrix/external
 sdir=/usr/lib/x86_64-linux-gnu/superlu-dist/tests/EXAMPLE
 if [ ! -e $rdir/lund_a.mtx ] || [ ! -e $sdir/big.rua ]; then
-    m="$PWD/$BUILD_DIR/matrices"
+    case "$BUILD_DIR" in
+        /*) m="$BUILD_DIR/matrices" ;;
+        *) m="$PWD/$BUILD_DIR/matrices" ;;
+    esac
     if [ ! -e "$m/usr/lib/R/library/Matrix/external/lund_a.mtx" ] ||
        [ ! -e "$m$sdir/big.rua" ]; then
         mkdir -p "$m/debs"

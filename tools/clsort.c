@@ -39,9 +39,13 @@ static void usage(FILE *f)
             "                       sorts, rate against log2 N from 8 to 20) and Zucchi's\n"
             "                       batch (200 arrays x 8192 keys); --batch C,L changes it,\n"
             "                       --no-table skips the first table\n"
+            "  --scan               instead: exclusive scans (u32, u64, f32) of device\n"
+            "                       buffers at --sizes, in GB/s, each result checked\n"
             "  --json FILE          also write the rows as JSON ('-' for stdout)\n"
             "  --tuning SPEC        override tuned parameters (see clsort_tuning_keys)\n"
             "  --min-reps N         timed sorts per size at least (default 5)\n"
+            "  --seed S             random inputs from seed S + n (default 20111; the CUB\n"
+            "                       and CPU peer programs take the same --seed)\n"
             "  --no-qsort           do not time qsort\n"
             "  --profile            print each kernel's device time for every row\n"
             "  --build-log          print the compiler's log of each kernel build\n"
@@ -124,7 +128,7 @@ static int cmd_bench(int argc, char **argv)
     cfg.seed = 20111;
     const char *json = NULL;
     static bench_case cases[32];
-    int copy = 0, algorithms = 0, table = 1;
+    int copy = 0, algorithms = 0, table = 1, scan = 0;
     size_t batch_count = 200, batch_len = 8192;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -133,7 +137,14 @@ static int cmd_bench(int argc, char **argv)
             cfg.device = argv[++i];
         else if (!strcmp(a, "--tuning") && next)
             cfg.tuning = argv[++i];
-        else if (!strcmp(a, "--json") && next)
+        else if (!strcmp(a, "--seed") && next) {
+            char *end = NULL;
+            cfg.seed = strtoull(argv[++i], &end, 10);
+            if (!end || *end) {
+                fprintf(stderr, "clsort bench: bad --seed '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--json") && next)
             json = argv[++i];
         else if (!strcmp(a, "--keys-only"))
             cfg.ncases = 1;
@@ -143,6 +154,8 @@ static int cmd_bench(int argc, char **argv)
             cfg.profile = 1;
         else if (!strcmp(a, "--algorithms"))
             algorithms = 1;
+        else if (!strcmp(a, "--scan"))
+            scan = 1;
         else if (!strcmp(a, "--no-table"))
             table = 0;
         else if (!strcmp(a, "--batch") && next) {
@@ -198,6 +211,27 @@ static int cmd_bench(int argc, char **argv)
         }
     }
     char err[8192];
+    if (scan) {
+        FILE *jf = NULL;
+        if (json && !(jf = strcmp(json, "-") ? fopen(json, "w") : stdout)) {
+            fprintf(stderr, "clsort bench: cannot write %s: %s\n", json, strerror(errno));
+            return 1;
+        }
+        clsort_status s = bench_scan(cfg.device, cfg.tuning, cfg.sizes, cfg.nsizes, cfg.seed,
+                                     stdout, jf, err, sizeof err);
+        if (jf && jf != stdout)
+            fclose(jf);
+        if (s != CLSORT_SUCCESS) {
+            fprintf(stderr, "clsort bench: %s\n", err);
+            return 1;
+        }
+        if (copy) {
+            double gbs = bench_copy_bandwidth(cfg.device, err, sizeof err);
+            if (gbs > 0)
+                printf("copy bandwidth: %.1f GB/s (read + write, clEnqueueCopyBuffer)\n", gbs);
+        }
+        return 0;
+    }
     if (algorithms) {
         FILE *jf = NULL;
         if (json && !(jf = strcmp(json, "-") ? fopen(json, "w") : stdout)) {
