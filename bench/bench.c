@@ -480,8 +480,12 @@ void bench_print(FILE *f, const bench_row *rows, size_t nrows)
             "qsort ms", "speed-up", "reps", "check");
     for (size_t i = 0; i < nrows; i++) {
         const bench_row *r = &rows[i];
-        fprintf(f, "%-12s %11zu %11.3f %12.1f %11.1f %9.1f %5d %s\n", r->name, r->n, r->ms,
-                r->mkeys, r->qsort_ms, r->speedup, r->reps, r->correct ? "ok" : "WRONG");
+        if (r->qsort_ms > 0)
+            fprintf(f, "%-12s %11zu %11.3f %12.1f %11.1f %9.1f %5d %s\n", r->name, r->n, r->ms,
+                    r->mkeys, r->qsort_ms, r->speedup, r->reps, r->correct ? "ok" : "WRONG");
+        else /* qsort not timed */
+            fprintf(f, "%-12s %11zu %11.3f %12.1f %11s %9s %5d %s\n", r->name, r->n, r->ms,
+                    r->mkeys, "-", "-", r->reps, r->correct ? "ok" : "WRONG");
         if (r->profile[0])
             fprintf(f, "%s", r->profile);
     }

@@ -368,8 +368,10 @@ clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, cl_mem i
 clsort_status clsort_temp_size(clsort_context *ctx, clsort_type key_type, size_t value_size,
                                size_t n, const clsort_options *options, size_t *bytes);
 
-/* Allocates the pool ahead for sorts of this shape, so later sorts of up to
- * n elements allocate nothing. Blocks. */
+/* Allocates the pool ahead for sorts of this shape (keys, or pairs with
+ * value_size bytes), so later sorts of up to n elements from device buffers
+ * allocate nothing. Argsorts of device buffers also copy the keys into pool
+ * memory that this does not allocate. Blocks. */
 clsort_status clsort_context_reserve(clsort_context *ctx, clsort_type key_type,
                                      size_t value_size, size_t n, const clsort_options *options);
 

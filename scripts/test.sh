@@ -12,7 +12,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 mkdir -p "$BUILD_DIR"
 extra=()
 rdir=/usr/lib/R/library/Matrix/external
-sdir=/usr/lib/x86_64-linux-gnu/superlu-dist/tests/EXAMPLE
+arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+sdir=/usr/lib/$arch/superlu-dist/tests/EXAMPLE
 if [ ! -e $rdir/lund_a.mtx ] || [ ! -e $sdir/big.rua ]; then
     case "$BUILD_DIR" in
         /*) m="$BUILD_DIR/matrices" ;;

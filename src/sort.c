@@ -870,6 +870,7 @@ clsort_status clsort_sort_segments_buffer(clsort_context *ctx, clsort_type key_t
             return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap",
                                fn);
     }
+    CLSORT_TRY(check_memory(ctx, &rq, false, 0));
     rq.segmented = true;
     memset(&rq.seg, 0, sizeof rq.seg);
     uint64_t *host = NULL;

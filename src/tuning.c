@@ -130,7 +130,7 @@ static const field fields[] = {
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
-    F(small_max, 0, 1u << 24, "sorts up to this n: one bitonic work-group, one launch (0: never)"),
+    F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
     F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),

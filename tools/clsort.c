@@ -29,16 +29,21 @@ static void usage(FILE *f)
             "  help                 this text (also: clsort <command> --help)\n"
             "\n"
             "bench options:\n"
-            "  --device D           gpu, cpu, P:D or part of a device/platform name\n"
+            "  --device D           default, gpu, cpu, P:D or part of a device/platform name\n"
             "  --sizes N,N,...      sizes (suffixes K, M, G: powers of two)\n"
             "  --keys-only          skip the pairs\n"
             "  --cases C,C,...      cases instead of u32 keys and pairs: KEY[+VBYTES][:B:E][@DIST]\n"
+            "                       KEY u8, u16, u32 or u64; VBYTES 4 or 8; B:E the bits;\n"
+            "                       DIST uniform (default), all-equal, sorted, reversed,\n"
+            "                       few-unique, 0-255, 0-65535, 0-1023, high-bits,\n"
+            "                       one-digit, specials\n"
             "                       e.g. u32, u32+4, u64+4, u32:0:10, u32+4@0-1023\n"
             "  --copy               also measure the device's copy bandwidth\n"
             "  --algorithms         instead: Bainville's table (selection, bitonic and radix\n"
-            "                       sorts, rate against log2 N from 8 to 20) and Zucchi's\n"
-            "                       batch (200 arrays x 8192 keys); --batch C,L changes it,\n"
-            "                       --no-table skips the first table\n"
+            "                       sorts, rate against log2 N from 8 to 20; selection\n"
+            "                       stops at 2^16 on devices that are not GPUs) and\n"
+            "                       Zucchi's batch (200 arrays x 8192 keys); --batch C,L\n"
+            "                       changes it, --no-table skips the first table\n"
             "  --scan               instead: exclusive scans (u32, u64, f32) of device\n"
             "                       buffers at --sizes, in GB/s, each result checked\n"
             "  --json FILE          also write the rows as JSON ('-' for stdout)\n"
@@ -457,8 +462,18 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    if (!strcmp(argv[1], "info"))
+    if (!strcmp(argv[1], "info")) {
+        if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+            usage(stdout);
+            return 0;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "clsort info: unexpected argument '%s'\n\n", argv[2]);
+            usage(stderr);
+            return 2;
+        }
         return cmd_info();
+    }
     if (!strcmp(argv[1], "bench"))
         return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(argv[1], "tune"))

@@ -619,7 +619,7 @@ static void usage(FILE *f)
             "usage: pic [options]\n"
             "Particle-in-cell sorting (Helluy 2011, Table 7) with clsort.\n"
             "  --device D    OpenCL device: gpu, cpu, P:D or part of its name\n"
-            "  --n N         particles (default 8M = 8388608; suffixes K, M)\n"
+            "  --n N         particles (default 8M = 8388608; suffixes K, M, G)\n"
             "  --grid G      G x G cells (default 32; 1..32768)\n"
             "  --steps S     timed steps per table row (default 5)\n"
             "  --method M    argsort, pairs or both (default both)\n"
