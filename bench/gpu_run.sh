@@ -7,6 +7,7 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
+#        bitonic
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time)
@@ -202,6 +203,25 @@ stage_algos() {
         tee -a "$OUT/algos_gpu.txt"
     [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --batch 200,8192 --batch 20000,8192 --reps 20 |
         tee "$OUT/cub_batch.jsonl"
+}
+
+stage_bitonic() {
+    log "bitonic work-group network: tunings (BT_TUNINGS) on batches and small sorts, and CUB"
+    for t in "" ${BT_TUNINGS:-bt_regs=0 bt_regs=8 bt_regs=16 bt_regs=32 bt_wg=256,bt_regs=16 bt_wg=256,bt_regs=32}; do
+        echo "--- tuning: ${t:-tuned}"
+        for b in 200,8192 20000,8192; do
+            ./$BUILD/clsort bench --device gpu --algorithms --no-table --batch $b ${t:+--tuning $t} 2>&1 |
+                grep -E "^batch|^bitonic\+local"
+        done
+        ./$BUILD/clsort bench --device gpu --cases u32,u32+4,u64 --sizes 1K,2K,4K --no-qsort --min-reps 20 \
+            ${t:+--tuning $t} 2>&1 | grep -v "^device"
+    done 2>&1 | tee "$OUT/bitonic_gpu.txt"
+    wait
+    if [ -x $BUILD/cub_sort ]; then
+        ./$BUILD/cub_sort --batch 200,8192 --batch 20000,8192 --reps 20 | tee "$OUT/cub_bitonic_batch.jsonl"
+        ./$BUILD/cub_sort --cases u32,u32+4,u64 --sizes 1K,2K,4K --reps 50 | tee "$OUT/cub_bitonic_small.jsonl" |
+            sed 's/.*"case": "\([^"]*\)".*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 \3 ms/'
+    fi
 }
 
 for st in $stages; do

@@ -63,10 +63,10 @@ static clsort_status get_bt_program(clsort_context *ctx, const clsort_radix_job 
     snprintf(opts, sizeof opts,
              "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=%u -DCLSORT_VAL_BYTES=%u "
              "-DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=%d -DCLSORT_BT_CAP=%u -DCLSORT_BT_WG=%u "
-             "-DCLSORT_BT_STABLE=%d -DCLSORT_SEL_WG=%u -DCLSORT_SEL_BLOCK=%u",
+             "-DCLSORT_BT_STABLE=%d -DCLSORT_BT_REGS=%u -DCLSORT_SEL_WG=%u -DCLSORT_SEL_BLOCK=%u",
              job->key.bytes, job->key.kind, job->vals ? job->val_bytes : 0,
              ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, v->cap, v->wg, stable ? 1 : 0,
-             ctx->tuning.sel_wg, ctx->tuning.sel_block);
+             ctx->tuning.bt_regs, ctx->tuning.sel_wg, ctx->tuning.sel_block);
     static const char *const files[] = {"common.cl", "bitonic.cl", "selection.cl"};
     return clsort_program_get(ctx, files, 3, opts, prog);
 }

@@ -29,6 +29,10 @@
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
  *   bt_wg, bt_cap  bitonic work-group size, and a cap on its capacity
+ *   bt_regs      bitonic work-group network: each work-item keeps up to this
+ *                many consecutive elements in registers, where the steps
+ *                of distance below that need no local memory or barrier
+ *                (0 or 1: every step through local memory)
  *   sel_wg, sel_block  selection sort work-group and staging block
  *   scan_wg, scan_items  scan work-group and elements per work-item
  *   scan_onepass         the single-pass look-back scan (1) or reduce-then-scan (0)
@@ -134,6 +138,7 @@ static const field fields[] = {
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
     F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),
+    F(bt_regs, 0, 32, "bitonic elements per work-item in registers (0: all steps in local memory)"),
     F(sel_wg, 1, 1024, "selection sort work-group size"),
     F(sel_block, 1, 65536, "selection sort keys staged in local memory per round"),
     F(scan_wg, 1, 1024, "scan work-group size"),
@@ -261,6 +266,10 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
                      wgs[i], f->max_work_group_size);
             return CLSORT_ERROR_INVALID_TUNING;
         }
+    }
+    if (t->bt_regs & (t->bt_regs - 1)) {
+        snprintf(err, errsize, "bt_regs must be 0 or a power of two");
+        return CLSORT_ERROR_INVALID_TUNING;
     }
     if (t->sel_block % t->sel_wg) {
         snprintf(err, errsize, "sel_block must be a multiple of sel_wg");

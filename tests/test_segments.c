@@ -124,6 +124,16 @@ static size_t make_offsets(uint64_t *o, const size_t *lens, size_t count, size_t
     return (size_t)o[count];
 }
 
+/* Whether a tuning spec contains the setting "key=value". */
+static bool has_setting(const char *spec, const char *setting)
+{
+    size_t len = strlen(setting);
+    for (const char *p = spec; (p = strstr(p, setting)) != NULL; p++)
+        if ((p == spec || p[-1] == ',') && (p[len] == ',' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
 void test_segments(void)
 {
     clsort_context *ctx = test_context(NULL);
@@ -150,20 +160,39 @@ void test_segments(void)
             break;
     }
     o.descending = 0;
-    /* only short segments: one bitonic launch; the buffer form with and
-     * without max_length, and records of 12 bytes */
-    static const size_t shorts[] = {5, 100, 0, 2048, 1, 333, 4096, 17};
-    n = make_offsets(offs, shorts, 8, 0);
-    seg_case(ctx, CLSORT_U32, offs, 8, 0, n, 4, &o, true, true, "short, max_length");
-    seg_case(ctx, CLSORT_U32, offs, 8, 0, n, 4, &o, true, false, "short, read back");
-    seg_case(ctx, CLSORT_F32, offs, 8, 0, n, 12, &o, false, false, "short, 12-byte values");
-    seg_case(ctx, CLSORT_U64, offs, 8, 0, n, 0, &o, true, false, "short keys, buffer");
-    /* the fixed form: Zucchi's 200 x 8192 (smaller here) and odd lengths */
-    seg_case(ctx, CLSORT_I32, NULL, 50, 8192, 50 * 8192 + 7, 0, &o, false, false, "fixed 8192");
-    seg_case(ctx, CLSORT_U32, NULL, 300, 777, 300 * 777, 4, &o, true, false, "fixed 777 pairs");
-    o.begin_bit = 3, o.end_bit = 20;
-    seg_case(ctx, CLSORT_U32, NULL, 40, 1000, 40000, 4, &o, false, false, "fixed, bit window");
-    memset(&o, 0, sizeof o);
+    /* The bitonic work-group cases, with the tuned network and with every
+     * step in local memory (bt_regs=0), few (4) and many (32) elements per
+     * work-item in registers. */
+    static const char *const bt_tunings[] = {NULL, "bt_regs=0", "bt_regs=4", "bt_regs=32"};
+    char tuned[1024];
+    clsort_context_get_tuning(ctx, tuned, sizeof tuned);
+    for (size_t v = 0; v < 4; v++) {
+        if (v && has_setting(tuned, bt_tunings[v]))
+            continue; /* the tuned network, tested above */
+        clsort_context *bctx = v ? test_context(bt_tunings[v]) : ctx;
+        if (!bctx)
+            break;
+        const int before = test_failures;
+        /* only short segments: one bitonic launch; the buffer form with and
+         * without max_length, and records of 12 bytes */
+        static const size_t shorts[] = {5, 100, 0, 2048, 1, 333, 4096, 17};
+        n = make_offsets(offs, shorts, 8, 0);
+        seg_case(bctx, CLSORT_U32, offs, 8, 0, n, 4, &o, true, true, "short, max_length");
+        seg_case(bctx, CLSORT_U32, offs, 8, 0, n, 4, &o, true, false, "short, read back");
+        seg_case(bctx, CLSORT_F32, offs, 8, 0, n, 12, &o, false, false, "short, 12-byte values");
+        seg_case(bctx, CLSORT_U64, offs, 8, 0, n, 0, &o, true, false, "short keys, buffer");
+        /* the fixed form: Zucchi's 200 x 8192 (smaller here) and odd lengths */
+        seg_case(bctx, CLSORT_I32, NULL, 50, 8192, 50 * 8192 + 7, 0, &o, false, false, "fixed 8192");
+        seg_case(bctx, CLSORT_U32, NULL, 300, 777, 300 * 777, 4, &o, true, false, "fixed 777 pairs");
+        o.begin_bit = 3, o.end_bit = 20;
+        o.descending = 1;
+        seg_case(bctx, CLSORT_U32, NULL, 40, 1000, 40000, 4, &o, false, false, "fixed, bit window");
+        memset(&o, 0, sizeof o);
+        if (test_failures != before)
+            test_fail(__FILE__, __LINE__, "(with tuning '%s')", bt_tunings[v] ? bt_tunings[v] : "");
+        if (v)
+            clsort_context_release(bctx);
+    }
     /* forced algorithms */
     static const clsort_algorithm algos[] = {CLSORT_ALGORITHM_BITONIC, CLSORT_ALGORITHM_BITONIC_GLOBAL,
                                              CLSORT_ALGORITHM_ONESWEEP, CLSORT_ALGORITHM_CLASSIC};
@@ -248,25 +277,48 @@ void test_algorithms(void)
     CHECK(small[0] == 1 && small[3] == 4, "data untouched");
     (void)c;
     clsort_context_release(ctx);
-    /* small sorts: the one-launch bitonic path chosen automatically */
-    ctx = test_context("small_max=4096");
-    if (!ctx)
-        return;
+    /* small sorts: the one-launch bitonic path chosen automatically, and a
+     * whole-array bitonic sort (local phases between global steps), with
+     * the tuned network and with other register runs (bt_regs) */
+    static const char *const small_tunings[] = {"small_max=4096", "small_max=4096,bt_regs=0",
+                                                "small_max=4096,bt_regs=8"};
     static const size_t smalls[] = {2, 17, 1000, 1024, 4095, 4096, 4097};
-    for (size_t i = 0; i < 7; i++)
-        for (int m = 0; m < 3; m++) {
+    for (size_t v = 0; v < 3; v++) {
+        ctx = test_context(small_tunings[v]);
+        if (!ctx)
+            return;
+        const int before = test_failures;
+        for (size_t i = 0; i < 7; i++)
+            for (int m = 0; m < 3; m++) {
+                memset(&c, 0, sizeof c);
+                c.type = m == 1 ? CLSORT_F64 : CLSORT_U32;
+                c.dist = (data_dist)((i + v) % DATA_DIST_COUNT);
+                c.n = smalls[i];
+                c.mode = (check_mode)m;
+                c.value_size = 8;
+                c.index_type = CLSORT_U64;
+                c.opt.descending = (i + v) % 2;
+                c.seed = test_seed("small", c.n, (unsigned)(m + 3 * v));
+                if (!sort_and_check(ctx, &c, "small sort") ||
+                    !sort_and_check_buffer(ctx, &c, 2, "small sort"))
+                    i = 7, m = 3;
+            }
+        if (v) {
             memset(&c, 0, sizeof c);
-            c.type = m == 1 ? CLSORT_F64 : CLSORT_U32;
-            c.dist = (data_dist)(i % DATA_DIST_COUNT);
-            c.n = smalls[i];
-            c.mode = (check_mode)m;
-            c.value_size = 8;
-            c.index_type = CLSORT_U64;
-            c.seed = test_seed("small", c.n, (unsigned)m);
-            if (!sort_and_check(ctx, &c, "small sort") || !sort_and_check_buffer(ctx, &c, 2, "small sort"))
-                i = 7, m = 3;
+            c.type = v == 1 ? CLSORT_U32 : CLSORT_I64;
+            c.dist = DATA_UNIFORM;
+            c.n = 20011;
+            c.mode = (check_mode)(v == 1 ? 0 : 1);
+            c.value_size = 4;
+            c.index_type = CLSORT_U32;
+            c.opt.algorithm = CLSORT_ALGORITHM_BITONIC;
+            c.seed = test_seed("bitonic tunings", c.n, (unsigned)v);
+            sort_and_check(ctx, &c, "whole-array bitonic");
         }
-    clsort_context_release(ctx);
+        if (test_failures != before)
+            test_fail(__FILE__, __LINE__, "(with tuning '%s')", small_tunings[v]);
+        clsort_context_release(ctx);
+    }
 }
 
 static double val_of(clsort_type t, const void *p, size_t i)

@@ -61,49 +61,164 @@ inline KEY_T clsort_order_key_inverse(KEY_T o, uint desc)
 
 inline uint clsort_insert_zero(uint t, uint j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
 
-/* One compare-and-swap on local (key, index) arrays. */
+/* Local arrays are swizzled: element p lives at SWK(p) (keys) and SWI(p)
+ * (indices), an XOR of its low bits with its 32-element row (16 for 8-byte
+ * keys), a permutation of every power-of-two range of at least a row. A
+ * warp then reads 32 consecutive elements, or one element from each of 32
+ * work-items' runs of 2 to 32 consecutive elements, with no two in the
+ * same bank. */
+#if CLSORT_KEY_BYTES == 8
+#define SWK(p) ((p) ^ (((p) >> 4) & 15u))
+#else
+#define SWK(p) ((p) ^ (((p) >> 5) & 31u))
+#endif
+#define SWI(p) ((p) ^ (((p) >> 5) & 31u))
+
+/* Whether (a, ia) goes after (b, ib). */
+#if CLSORT_BT_STABLE
+#define BT_GREATER(a, ia, b, ib) ((a) > (b) || ((a) == (b) && (ia) > (ib)))
+#else
+#define BT_GREATER(a, ia, b, ib) ((a) > (b))
+#endif
+
+/* One compare-and-swap of elements p0 < p1 of the local arrays. */
 inline void clsort_bt_cas(local KEY_T *lk, local uint *li, uint p0, uint p1, bool asc)
 {
-    KEY_T a = lk[p0], b = lk[p1];
+    KEY_T a = lk[SWK(p0)], b = lk[SWK(p1)];
 #if CLSORT_BT_STABLE
-    uint ia = li[p0], ib = li[p1];
-    bool greater = a > b || (a == b && ia > ib);
+    uint ia = li[SWI(p0)], ib = li[SWI(p1)];
 #else
-    bool greater = a > b;
+    uint ia = 0, ib = 0;
 #endif
-    if (greater == asc) {
-        lk[p0] = b;
-        lk[p1] = a;
+    if (BT_GREATER(a, ia, b, ib) == asc) {
+        lk[SWK(p0)] = b;
+        lk[SWK(p1)] = a;
 #if CLSORT_BT_STABLE
-        li[p0] = ib;
-        li[p1] = ia;
+        li[SWI(p0)] = ib;
+        li[SWI(p1)] = ia;
 #endif
     }
 }
 
+/* One step (k, j) through local memory, then a barrier. */
+inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uint base, uint k,
+                                 uint j)
+{
+    const uint lid = get_local_id(0);
+    /* a compile-time trip count, so the compare-and-swaps of a work-item
+     * are unrolled and their loads overlap */
+#pragma unroll
+    for (uint q = 0; q < BT_PAIRS; q++) {
+        uint t = q * CLSORT_BT_WG + lid;
+        if (t < size / 2) {
+            uint p0 = clsort_insert_zero(t, j);
+            clsort_bt_cas(lk, li, p0, p0 | j, ((base + p0) & k) == 0);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+#if CLSORT_BT_REGS >= 2
+#define BT_REGS CLSORT_BT_REGS
+/* Compare-and-swap of registers q and q | jj (q's bit jj clear) of a run
+ * whose first element is at position p (global position base + p). */
+#if CLSORT_BT_STABLE
+#define BT_REG_CAS(q, jj)                                                              \
+    do {                                                                               \
+        const uint q1 = (q) | (jj);                                                    \
+        if (BT_GREATER(r[q], ri[q], r[q1], ri[q1]) == (((base + p + (q)) & kk) == 0)) { \
+            KEY_T tk_ = r[q];                                                          \
+            r[q] = r[q1];                                                              \
+            r[q1] = tk_;                                                               \
+            uint ti_ = ri[q];                                                          \
+            ri[q] = ri[q1];                                                            \
+            ri[q1] = ti_;                                                              \
+        }                                                                              \
+    } while (0)
+#else
+#define BT_REG_CAS(q, jj)                                                      \
+    do {                                                                       \
+        const uint q1 = (q) | (jj);                                            \
+        if ((r[q] > r[q1]) == (((base + p + (q)) & kk) == 0)) {                \
+            KEY_T tk_ = r[q];                                                  \
+            r[q] = r[q1];                                                      \
+            r[q1] = tk_;                                                       \
+        }                                                                      \
+    } while (0)
+#endif
+#endif
+
 /* Bitonic network over lk/li[0..size) (size a power of two, at most CAP),
  * for sequence sizes k from kfrom to kto and, within each, steps j from
  * min(k/2, jfrom) down to 1. base is the global position of element 0 (the
- * directions depend on global positions). Whole work-group; barriers. */
+ * directions depend on global positions). Whole work-group; barriers; the
+ * caller's writes to lk/li must be behind a barrier, and the result is.
+ *
+ * With CLSORT_BT_REGS, each work-item takes runs of e consecutive elements
+ * (e a power of two, at most CLSORT_BT_REGS, about size / work-group size)
+ * into registers for the steps of distance below e, which need neither
+ * local memory nor barriers; runs of sizes up to e are sorted in one visit.
+ * Only the steps of distance e and more go through local memory. */
 inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint base, uint kfrom,
                               uint kto, uint jfrom)
 {
+#if CLSORT_BT_REGS >= 2
     const uint lid = get_local_id(0);
-    for (uint k = kfrom; k <= kto; k <<= 1) {
-        for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1) {
-            /* a compile-time trip count, so the compare-and-swaps of a
-             * work-item are unrolled and their loads overlap */
+    uint e = 2;
+    while (e < BT_REGS && 2 * e * CLSORT_BT_WG <= size)
+        e *= 2;
+    if (e > size)
+        e = size;
+    const uint runs = size / e;
+    for (uint k = kfrom; k <= kto;) {
+        uint j = min(k >> 1, jfrom);
+        for (; j >= e; j >>= 1)
+            clsort_bt_local_step(lk, li, size, base, k, j);
+        /* sequence sizes up to e need registers only: take them together */
+        const uint klast = k < e ? min(e, kto) : k;
+        for (uint w = lid; w < runs; w += CLSORT_BT_WG) {
+            const uint p = w * e;
+            KEY_T r[BT_REGS];
+#if CLSORT_BT_STABLE
+            uint ri[BT_REGS];
+#endif
 #pragma unroll
-            for (uint q = 0; q < BT_PAIRS; q++) {
-                uint t = q * CLSORT_BT_WG + lid;
-                if (t < size / 2) {
-                    uint p0 = clsort_insert_zero(t, j);
-                    clsort_bt_cas(lk, li, p0, p0 | j, ((base + p0) & k) == 0);
+            for (uint q = 0; q < BT_REGS; q++)
+                if (q < e) {
+                    r[q] = lk[SWK(p + q)];
+#if CLSORT_BT_STABLE
+                    ri[q] = li[SWI(p + q)];
+#endif
+                }
+            for (uint kk = k; kk <= klast; kk <<= 1) {
+                const uint jtop = kk == k ? j : min(kk >> 1, jfrom);
+#pragma unroll
+                for (uint jj = BT_REGS / 2; jj > 0; jj >>= 1) {
+                    if (jj <= jtop) {
+#pragma unroll
+                        for (uint q = 0; q < BT_REGS; q++)
+                            if (q < e && (q & jj) == 0)
+                                BT_REG_CAS(q, jj);
+                    }
                 }
             }
-            barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+            for (uint q = 0; q < BT_REGS; q++)
+                if (q < e) {
+                    lk[SWK(p + q)] = r[q];
+#if CLSORT_BT_STABLE
+                    li[SWI(p + q)] = ri[q];
+#endif
+                }
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        k = klast << 1;
     }
+#else
+    for (uint k = kfrom; k <= kto; k <<= 1)
+        for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1)
+            clsort_bt_local_step(lk, li, size, base, k, j);
+#endif
 }
 
 /* ------------------------------------------------------------ segments */
@@ -148,9 +263,9 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
         return; /* uniform across the work-group */
     const uint size = clsort_pow2_ceil((uint)len);
     for (uint i = lid; i < size; i += CLSORT_BT_WG) {
-        lk[i] = i < len ? clsort_order_key(keys[i], begin_bit, wmask, desc) : BT_MAXKEY;
+        lk[SWK(i)] = i < len ? clsort_order_key(keys[i], begin_bit, wmask, desc) : BT_MAXKEY;
 #if CLSORT_BT_STABLE
-        li[i] = i < len ? i : BT_MAXIDX;
+        li[SWI(i)] = i < len ? i : BT_MAXIDX;
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -165,9 +280,10 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
     for (uint q = 0; q < BT_ITEMS; q++) {
         uint i = q * CLSORT_BT_WG + lid;
         if (i < len) {
-            tk[q] = keys[li[i]];
+            const uint src = li[SWI(i)];
+            tk[q] = keys[src];
 #if HAVE_VALUES
-            tv[q] = GEN_INDEX_OR(gen_index, start + li[i], vals[li[i]]);
+            tv[q] = GEN_INDEX_OR(gen_index, start + src, vals[src]);
 #endif
         }
     }
@@ -183,7 +299,7 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
     }
 #else
     for (uint i = lid; i < len; i += CLSORT_BT_WG)
-        keys[i] = clsort_order_key_inverse(lk[i], desc);
+        keys[i] = clsort_order_key_inverse(lk[SWK(i)], desc);
 #endif
 }
 
@@ -243,37 +359,15 @@ void clsort_bitonic_local(global KEY_T *ok, global uint *oi, ulong seg_pad, uint
     const uint lid = get_local_id(0);
     const ulong b0 = (ulong)get_group_id(0) * block;
     for (uint i = lid; i < block; i += CLSORT_BT_WG) {
-        lk[i] = ok[b0 + i];
-        li[i] = oi[b0 + i];
+        lk[SWK(i)] = ok[b0 + i];
+        li[SWI(i)] = oi[b0 + i];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* With block | seg_pad the position inside the segment is b0 % seg_pad. */
-    const uint base = (uint)(b0 % seg_pad);
-    for (uint k = kfrom; k <= kto; k <<= 1) {
-        for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1) {
-#pragma unroll
-            for (uint q = 0; q < BT_PAIRS; q++) {
-                uint t = q * CLSORT_BT_WG + lid;
-                if (t < block / 2) {
-                    uint p0 = clsort_insert_zero(t, j), p1 = p0 | j;
-                    KEY_T a = lk[p0], b = lk[p1];
-                    uint ia = li[p0], ib = li[p1];
-                    bool greater = a > b || (a == b && ia > ib);
-                    bool asc = ((base + p0) & k) == 0;
-                    if (greater == asc) {
-                        lk[p0] = b;
-                        lk[p1] = a;
-                        li[p0] = ib;
-                        li[p1] = ia;
-                    }
-                }
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    }
+    clsort_bt_network(lk, li, block, (uint)(b0 % seg_pad), kfrom, kto, jfrom);
     for (uint i = lid; i < block; i += CLSORT_BT_WG) {
-        ok[b0 + i] = lk[i];
-        oi[b0 + i] = li[i];
+        ok[b0 + i] = lk[SWK(i)];
+        oi[b0 + i] = li[SWI(i)];
     }
 }
 
