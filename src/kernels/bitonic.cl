@@ -61,18 +61,31 @@ inline KEY_T clsort_order_key_inverse(KEY_T o, uint desc)
 
 inline uint clsort_insert_zero(uint t, uint j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
 
-/* Local arrays are swizzled: element p lives at SWK(p) (keys) and SWI(p)
- * (indices), an XOR of its low bits with its 32-element row (16 for 8-byte
- * keys), a permutation of every power-of-two range of at least a row. A
- * warp then reads 32 consecutive elements, or one element from each of 32
- * work-items' runs of 2 to 32 consecutive elements, with no two in the
- * same bank. */
+/* For the register runs of consecutive elements (CLSORT_BT_REGS without
+ * warp shuffles), local arrays are swizzled: element p lives at SWK(p)
+ * (keys) and SWI(p) (indices), an XOR of its low bits with its 32-element
+ * row (16 for 8-byte keys), a permutation of every power-of-two range of
+ * at least a row. A warp then reads 32 consecutive elements, or one
+ * element from each of 32 work-items' runs of 2 to 32 consecutive
+ * elements, with no two in the same bank. The other networks use the
+ * plain layout (the swizzle's arithmetic costs them more than it saves). */
+#if CLSORT_BT_REGS >= 2 && CLSORT_NVIDIA && CLSORT_BT_WG % 32 == 0
+#define BT_WARP 1 /* registers and warp shuffles (below) */
+#else
+#define BT_WARP 0
+#endif
+#if CLSORT_BT_REGS >= 2 && !BT_WARP
 #if CLSORT_KEY_BYTES == 8
 #define SWK(p) ((p) ^ (((p) >> 4) & 15u))
 #else
 #define SWK(p) ((p) ^ (((p) >> 5) & 31u))
 #endif
 #define SWI(p) ((p) ^ (((p) >> 5) & 31u))
+#else
+/* (the other networks access local memory in warp-contiguous ways) */
+#define SWK(p) (p)
+#define SWI(p) (p)
+#endif
 
 /* Whether (a, ia) goes after (b, ib). */
 #if CLSORT_BT_STABLE
@@ -148,6 +161,123 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
 #endif
 #endif
 
+#if BT_WARP
+/* A key or index from lane (this lane ^ m) of the warp. */
+inline uint clsort_shfl_xor(uint v, uint m)
+{
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(m));
+    return r;
+}
+#if CLSORT_KEY_BYTES == 8
+inline KEY_T clsort_shfl_xor_key(KEY_T v, uint m)
+{
+    uint lo = clsort_shfl_xor((uint)v, m), hi = clsort_shfl_xor((uint)(v >> 32), m);
+    return (KEY_T)(((ulong)hi << 32) | lo);
+}
+#else
+inline KEY_T clsort_shfl_xor_key(KEY_T v, uint m) { return (KEY_T)clsort_shfl_xor((uint)v, m); }
+#endif
+
+/* The network of clsort_bt_network with each warp holding chunks of 32 * e
+ * elements in registers, element c * 32e + 32q + lane in register q of
+ * lane `lane`: steps of distance below 32 exchange registers between lanes
+ * (shuffles), distances 32 to 16e swap registers within a lane, and only
+ * distances of a chunk and more go through local memory, with barriers.
+ * size >= 64. */
+inline void clsort_bt_network_warp(local KEY_T *lk, local uint *li, uint size, uint base,
+                                   uint kfrom, uint kto, uint jfrom)
+{
+    const uint lid = get_local_id(0), lane = lid & 31u, warp = lid >> 5;
+    const uint warps = CLSORT_BT_WG / 32;
+    uint e = 2;
+    while (e < BT_REGS && 64 * e * warps <= size)
+        e *= 2;
+    const uint chunk = 32 * e, chunks = size / chunk;
+    for (uint k = kfrom; k <= kto;) {
+        uint j = min(k >> 1, jfrom);
+        for (; j >= chunk; j >>= 1)
+            clsort_bt_local_step(lk, li, size, base, k, j);
+        /* sequence sizes up to a chunk need no local memory: together */
+        const uint klast = k < chunk ? min(chunk, kto) : k;
+        for (uint c = warp; c < chunks; c += warps) { /* uniform in a warp */
+            const uint p = c * chunk + lane;
+            KEY_T r[BT_REGS];
+#if CLSORT_BT_STABLE
+            uint ri[BT_REGS];
+#endif
+#pragma unroll
+            for (uint q = 0; q < BT_REGS; q++)
+                if (q < e) {
+                    r[q] = lk[p + 32 * q];
+#if CLSORT_BT_STABLE
+                    ri[q] = li[p + 32 * q];
+#endif
+                }
+            for (uint kk = k; kk <= klast; kk <<= 1) {
+                for (uint jj = kk == k ? j : min(kk >> 1, jfrom); jj > 0; jj >>= 1) {
+                    if (jj >= 32) { /* registers q and q ^ jj/32 of this lane */
+#pragma unroll
+                        for (uint m = BT_REGS / 2; m > 0; m >>= 1)
+                            if (m == jj >> 5) {
+#pragma unroll
+                                for (uint q = 0; q < BT_REGS; q++)
+                                    if (q < e && (q & m) == 0) {
+                                        const uint q1 = q | m;
+                                        const bool asc = ((base + p + 32 * q) & kk) == 0;
+#if CLSORT_BT_STABLE
+                                        if (BT_GREATER(r[q], ri[q], r[q1], ri[q1]) == asc) {
+                                            uint ti = ri[q];
+                                            ri[q] = ri[q1];
+                                            ri[q1] = ti;
+#else
+                                        if ((r[q] > r[q1]) == asc) {
+#endif
+                                            KEY_T tk = r[q];
+                                            r[q] = r[q1];
+                                            r[q1] = tk;
+                                        }
+                                    }
+                            }
+                    } else { /* register q of lanes lane and lane ^ jj */
+                        const bool lower = (lane & jj) == 0;
+#pragma unroll
+                        for (uint q = 0; q < BT_REGS; q++)
+                            if (q < e) {
+                                const bool asc = ((base + p + 32 * q) & kk) == 0;
+                                KEY_T o = clsort_shfl_xor_key(r[q], jj);
+#if CLSORT_BT_STABLE
+                                uint oi = clsort_shfl_xor(ri[q], jj);
+                                bool gt = lower ? BT_GREATER(r[q], ri[q], o, oi)
+                                                : BT_GREATER(o, oi, r[q], ri[q]);
+                                if (gt == asc) {
+                                    r[q] = o;
+                                    ri[q] = oi;
+                                }
+#else
+                                bool gt = lower ? r[q] > o : o > r[q];
+                                if (gt == asc)
+                                    r[q] = o;
+#endif
+                            }
+                    }
+                }
+            }
+#pragma unroll
+            for (uint q = 0; q < BT_REGS; q++)
+                if (q < e) {
+                    lk[p + 32 * q] = r[q];
+#if CLSORT_BT_STABLE
+                    li[p + 32 * q] = ri[q];
+#endif
+                }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        k = klast << 1;
+    }
+}
+#endif
+
 /* Bitonic network over lk/li[0..size) (size a power of two, at most CAP),
  * for sequence sizes k from kfrom to kto and, within each, steps j from
  * min(k/2, jfrom) down to 1. base is the global position of element 0 (the
@@ -158,11 +288,18 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
  * (e a power of two, at most CLSORT_BT_REGS, about size / work-group size)
  * into registers for the steps of distance below e, which need neither
  * local memory nor barriers; runs of sizes up to e are sorted in one visit.
- * Only the steps of distance e and more go through local memory. */
+ * Only the steps of distance e and more go through local memory. On
+ * NVIDIA, clsort_bt_network_warp does the same with warp shuffles. */
 inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint base, uint kfrom,
                               uint kto, uint jfrom)
 {
-#if CLSORT_BT_REGS >= 2
+#if BT_WARP
+    if (size >= 64) {
+        clsort_bt_network_warp(lk, li, size, base, kfrom, kto, jfrom);
+        return;
+    }
+#endif
+#if CLSORT_BT_REGS >= 2 && !BT_WARP
     const uint lid = get_local_id(0);
     uint e = 2;
     while (e < BT_REGS && 2 * e * CLSORT_BT_WG <= size)
