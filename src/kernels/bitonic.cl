@@ -133,6 +133,22 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
 
 #if CLSORT_BT_REGS >= 2
 #define BT_REGS CLSORT_BT_REGS
+/* log2(BT_REGS): loops over register distances with a constant trip count,
+ * which the compilers unroll so that registers are never indexed at run
+ * time (that would put the array in private memory) */
+#if BT_REGS == 2
+#define BT_REGS_LOG2 1
+#elif BT_REGS == 4
+#define BT_REGS_LOG2 2
+#elif BT_REGS == 8
+#define BT_REGS_LOG2 3
+#elif BT_REGS == 16
+#define BT_REGS_LOG2 4
+#elif BT_REGS == 32
+#define BT_REGS_LOG2 5
+#else
+#error "CLSORT_BT_REGS must be a power of two up to 32"
+#endif
 /* Compare-and-swap of registers q and q | jj (q's bit jj clear) of a run
  * whose first element is at position p (global position base + p). */
 #if CLSORT_BT_STABLE
@@ -218,8 +234,9 @@ inline void clsort_bt_network_warp(local KEY_T *lk, local uint *li, uint size, u
                 for (uint jj = kk == k ? j : min(kk >> 1, jfrom); jj > 0; jj >>= 1) {
                     if (jj >= 32) { /* registers q and q ^ jj/32 of this lane */
 #pragma unroll
-                        for (uint m = BT_REGS / 2; m > 0; m >>= 1)
-                            if (m == jj >> 5) {
+                        for (uint mb = 0; mb < BT_REGS_LOG2; mb++)
+                            if ((1u << mb) == jj >> 5) {
+                                const uint m = 1u << mb;
 #pragma unroll
                                 for (uint q = 0; q < BT_REGS; q++)
                                     if (q < e && (q & m) == 0) {
@@ -330,7 +347,8 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
             for (uint kk = k; kk <= klast; kk <<= 1) {
                 const uint jtop = kk == k ? j : min(kk >> 1, jfrom);
 #pragma unroll
-                for (uint jj = BT_REGS / 2; jj > 0; jj >>= 1) {
+                for (uint jb = 0; jb < BT_REGS_LOG2; jb++) {
+                    const uint jj = (BT_REGS / 2) >> jb;
                     if (jj <= jtop) {
 #pragma unroll
                         for (uint q = 0; q < BT_REGS; q++)
