@@ -76,7 +76,7 @@ static const tuning_row table[] = {
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
+      .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
       .scan_onepass = 1}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
