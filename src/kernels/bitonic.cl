@@ -149,6 +149,28 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
 #else
 #error "CLSORT_BT_REGS must be a power of two up to 32"
 #endif
+/* A work-item's registers r (and indices ri), and their loads and stores
+ * from and to the local arrays: register q < e holds element POS(q), with
+ * the layout's swizzle. */
+#if CLSORT_BT_STABLE
+#define BT_RUN_REGS \
+    KEY_T r[BT_REGS]; \
+    uint ri[BT_REGS]
+#define BT_RUN_MOVE_INDEX(stmt) stmt
+#else
+#define BT_RUN_REGS KEY_T r[BT_REGS]
+#define BT_RUN_MOVE_INDEX(stmt)
+#endif
+#define BT_RUN_LOAD(POS)                                        \
+    _Pragma("unroll") for (uint q = 0; q < BT_REGS; q++) if (q < e) { \
+        r[q] = lk[SWK(POS)];                                    \
+        BT_RUN_MOVE_INDEX(ri[q] = li[SWI(POS)]);                \
+    }
+#define BT_RUN_STORE(POS)                                       \
+    _Pragma("unroll") for (uint q = 0; q < BT_REGS; q++) if (q < e) { \
+        lk[SWK(POS)] = r[q];                                    \
+        BT_RUN_MOVE_INDEX(li[SWI(POS)] = ri[q]);                \
+    }
 /* Compare-and-swap of registers q and q | jj (q's bit jj clear) of a run
  * whose first element is at position p (global position base + p). */
 #if CLSORT_BT_STABLE
@@ -218,18 +240,8 @@ inline void clsort_bt_network_warp(local KEY_T *lk, local uint *li, uint size, u
         const uint klast = k < chunk ? min(chunk, kto) : k;
         for (uint c = warp; c < chunks; c += warps) { /* uniform in a warp */
             const uint p = c * chunk + lane;
-            KEY_T r[BT_REGS];
-#if CLSORT_BT_STABLE
-            uint ri[BT_REGS];
-#endif
-#pragma unroll
-            for (uint q = 0; q < BT_REGS; q++)
-                if (q < e) {
-                    r[q] = lk[p + 32 * q];
-#if CLSORT_BT_STABLE
-                    ri[q] = li[p + 32 * q];
-#endif
-                }
+            BT_RUN_REGS;
+            BT_RUN_LOAD(p + 32 * q);
             for (uint kk = k; kk <= klast; kk <<= 1) {
                 for (uint jj = kk == k ? j : min(kk >> 1, jfrom); jj > 0; jj >>= 1) {
                     if (jj >= 32) { /* registers q and q ^ jj/32 of this lane */
@@ -280,14 +292,7 @@ inline void clsort_bt_network_warp(local KEY_T *lk, local uint *li, uint size, u
                     }
                 }
             }
-#pragma unroll
-            for (uint q = 0; q < BT_REGS; q++)
-                if (q < e) {
-                    lk[p + 32 * q] = r[q];
-#if CLSORT_BT_STABLE
-                    li[p + 32 * q] = ri[q];
-#endif
-                }
+            BT_RUN_STORE(p + 32 * q);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         k = klast << 1;
@@ -332,18 +337,8 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
         const uint klast = k < e ? min(e, kto) : k;
         for (uint w = lid; w < runs; w += CLSORT_BT_WG) {
             const uint p = w * e;
-            KEY_T r[BT_REGS];
-#if CLSORT_BT_STABLE
-            uint ri[BT_REGS];
-#endif
-#pragma unroll
-            for (uint q = 0; q < BT_REGS; q++)
-                if (q < e) {
-                    r[q] = lk[SWK(p + q)];
-#if CLSORT_BT_STABLE
-                    ri[q] = li[SWI(p + q)];
-#endif
-                }
+            BT_RUN_REGS;
+            BT_RUN_LOAD(p + q);
             for (uint kk = k; kk <= klast; kk <<= 1) {
                 const uint jtop = kk == k ? j : min(kk >> 1, jfrom);
 #pragma unroll
@@ -357,14 +352,7 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
                     }
                 }
             }
-#pragma unroll
-            for (uint q = 0; q < BT_REGS; q++)
-                if (q < e) {
-                    lk[SWK(p + q)] = r[q];
-#if CLSORT_BT_STABLE
-                    li[SWI(p + q)] = ri[q];
-#endif
-                }
+            BT_RUN_STORE(p + q);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         k = klast << 1;
