@@ -7,7 +7,7 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
-#        bitonic
+#        bitonic cpushapes
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time)
@@ -89,6 +89,18 @@ stage_cub() {
 stage_cputune() {
     log "tune on the CPU (PoCL, u32 keys, 32M)"
     ./$BUILD/clsort tune --device cpu --n 32M 2>&1 | tee "$OUT/tune_cpu.txt" | tail -8
+}
+
+stage_cpushapes() {
+    log "CPU shapes (PoCL): LSD and MSD order, digit widths (CPU_TUNINGS), and ips4o, same seed"
+    for t in ${CPU_TUNINGS:-msd=0 msd=1 msd=0,radix_bits=11 msd=1,radix_bits=11 msd=1,radix_bits=11,os_items=262144}; do
+        echo "--- tuning: $t"
+        ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --no-qsort --profile \
+            --seed $SEED --tuning $t 2>&1 | grep -v "^device"
+    done 2>&1 | tee "$OUT/cpushapes.txt"
+    wait
+    [ -x $BUILD/cpu_peers ] && ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls ips4o \
+        --reps 5 --seed $SEED | tee "$OUT/cpushapes_ips4o.jsonl"
 }
 
 stage_cpu() {

@@ -53,6 +53,7 @@ typedef struct clsort_tuning {
     unsigned scan_wg, scan_items;  /* scans */
     unsigned scan_onepass;         /* 1: single-pass look-back scan */
     unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
+    unsigned msd;       /* serial onesweep: top digit first, then each bucket in cache (0: LSD) */
 } clsort_tuning;
 
 /* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING

@@ -34,6 +34,7 @@ typedef struct radix_shape {
     /* shared */
     unsigned hist_wg, plan_wg;
     bool allow_skip, need_b;
+    bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
@@ -116,6 +117,7 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         s->rank = t->os_rank;
         s->os_wg = t->os_wg;
+        s->msd = t->msd && s->rank == CLSORT_RANK_SERIAL && s->passes >= 2;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         /* Fewer keys per work-item until the kernel's local memory fits. */
         while (items > 1 && os_local_bytes(s, items) > lmem)
@@ -298,11 +300,16 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_plan", &k));
     cl_uint portions = (cl_uint)s->portions, passes = s->passes, skip = s->allow_skip,
             gen = job->gen_index;
-    idx_arg a_n;
+    /* MSD order only where the top digit makes buckets enough (at least 4
+     * per compute unit were none larger) to keep every compute unit busy */
+    size_t msd_max = 0;
+    if (s->msd)
+        msd_max = job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
+    idx_arg a_n, a_msd;
     clsort_arg args[] = {CLSORT_ARG(b->scratch), CLSORT_ARG(portions), CLSORT_ARG(passes),
                          idx_of(s, &a_n, job->n), CLSORT_ARG(skip), CLSORT_ARG(gen),
-                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
-    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 8));
+                         idx_of(s, &a_msd, msd_max), CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 9));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
@@ -337,14 +344,32 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
     const size_t n = job->n, R = s->radix;
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
     cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
-    for (cl_uint p = 0; p < s->passes; p++) {
+    /* With s->msd, first the launches of MSD order (they do nothing when the
+     * plan chose LSD order; the LSD launches do nothing when it chose MSD
+     * order, so the MSD pass can use pass 0's counters and look-back area). */
+    for (cl_uint i = s->msd ? 0 : 1; i <= s->passes; i++) {
+        const bool msd_launch = i == 0;
+        const cl_uint p = msd_launch ? 0 : i - 1;
+        const cl_uint pass_arg = msd_launch ? 0xffffffffu : p; /* MSD_LAUNCH */
+        if (i == 1 && s->msd) {
+            cl_kernel kbk;
+            CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
+            idx_arg a_n;
+            clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                                  CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
+                                  CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, n),
+                                  CLSORT_ARG(begin),    CLSORT_ARG(end),    CLSORT_ARG(desc),
+                                  CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
+            CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 14));
+            CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", R, 1, seq));
+        }
         for (size_t q = 0; q < s->portions; q++) {
             size_t start = q * s->portion;
             cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
             cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
             if (q > 0) /* the pass's look-back area served the previous portion */
                 CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
-            cl_ulong bases_off = (q * s->passes + p) * R;
+            cl_ulong bases_off = q * s->passes * R;
             cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
             idx_arg a_start;
             clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
@@ -352,7 +377,7 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                  CLSORT_ARG(b->vu),      CLSORT_ARG(vu_off),
                                  CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),
                                  idx_of(s, &a_start, start), CLSORT_ARG(len),
-                                 CLSORT_ARG(p),          CLSORT_ARG(begin),
+                                 CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
                                  CLSORT_ARG(end),        CLSORT_ARG(desc),
                                  CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
                                  CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),

@@ -25,6 +25,11 @@
  *   plan_wg      work-group size of the single-group plan and scan kernels
  *   skip_min     pass skipping is tried from this n on
  *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none)
+ *   msd          the CPU shape (os_rank=serial) only: sort by the top active
+ *                digit first, then each of its buckets by the lower digits in
+ *                one work-item, whose passes stay in cache (0: every pass
+ *                over the whole input); used when no bucket holds more than
+ *                n / compute units keys, else the plain passes run
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
@@ -77,7 +82,7 @@ static const tuning_row table[] = {
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
       .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
-      .scan_onepass = 1}},
+      .scan_onepass = 1, .msd = 1}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
@@ -134,6 +139,7 @@ static const field fields[] = {
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
+    F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
@@ -153,7 +159,7 @@ static const char *const rank_names[] = {"serial", "local", "match", "ballot"};
 
 const char *clsort_tuning_keys(void)
 {
-    static char text[2048];
+    static char text[4096];
     if (!text[0]) {
         size_t len = 0;
         for (size_t i = 0; i < NFIELDS; i++)

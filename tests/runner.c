@@ -76,8 +76,10 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         "algorithm=classic,cl_wg=64,cl_items=4,cl_groups=2,hist_wg=64,plan_wg=64",
         /* onesweep, CPU shape with small tiles (many look-backs) and the
          * portable GPU shape */
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,hist_wg=1,plan_wg=64",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64",
+        /* the CPU shape in MSD order: top digit first, then the buckets */
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
     };
     static const char *const nvidia[] = {
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match",

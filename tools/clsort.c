@@ -322,13 +322,15 @@ static size_t default_candidates(const clsort_device_info *d, char specs[][128],
         for (int w = 0; w < 2 && k < cap; w++)
             snprintf(specs[k++], 128, "algorithm=classic,cl_wg=%u,cl_items=8", wgs[w]);
     } else {
-        static const unsigned tiles[] = {4096, 16384, 65536, 262144};
-        static const unsigned hg[] = {1, 4};
-        for (int t = 0; t < 4; t++)
-            for (int h = 0; h < 2 && k < cap; h++)
-                snprintf(specs[k++], 128,
-                         "algorithm=onesweep,os_rank=serial,os_wg=1,os_items=%u,hist_wg=1,hist_groups=%u",
-                         tiles[t], hg[h]);
+        static const unsigned tiles[] = {16384, 65536, 262144};
+        static const unsigned widths[] = {8, 11};
+        for (int t = 0; t < 3; t++)
+            for (int w = 0; w < 2; w++)
+                for (int m = 0; m < 2 && k < cap; m++)
+                    snprintf(specs[k++], 128,
+                             "algorithm=onesweep,os_rank=serial,os_wg=1,os_items=%u,hist_wg=1,"
+                             "radix_bits=%u,msd=%d",
+                             tiles[t], widths[w], m);
         static const unsigned cg[] = {1, 2, 4};
         for (int g = 0; g < 3 && k < cap; g++)
             snprintf(specs[k++], 128, "algorithm=classic,cl_wg=1,cl_groups=%u,hist_wg=1", cg[g]);

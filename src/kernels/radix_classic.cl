@@ -31,7 +31,7 @@ void clsort_radix_count(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
 {
     hist += hist_off;
     const global uint *st = state + ST_PASS(pass);
-    if (!st[ST_PASS_ACTIVE])
+    if (st[ST_PASS_ACTIVE] != PASS_LSD)
         return;
     ku += ku_off;
     const global KEY_T *src = SELECT_BUF(st[ST_PASS_SRC], ku, ka, kb);
@@ -70,7 +70,7 @@ kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
 void clsort_radix_offsets(global const uint *hist, ulong hist_off, uint m, uint pass,
                           global const uint *state, global idx_t *offsets, ulong offsets_off)
 {
-    if (!state[ST_PASS(pass) + ST_PASS_ACTIVE])
+    if (state[ST_PASS(pass) + ST_PASS_ACTIVE] != PASS_LSD)
         return;
     hist += hist_off;
     offsets += offsets_off;
@@ -97,7 +97,7 @@ void clsort_radix_scatter(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                           global const idx_t *offsets, ulong offsets_off)
 {
     const global uint *st = state + ST_PASS(pass);
-    if (!st[ST_PASS_ACTIVE])
+    if (st[ST_PASS_ACTIVE] != PASS_LSD)
         return;
     offsets += offsets_off;
     ku += ku_off;

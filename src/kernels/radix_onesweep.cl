@@ -81,17 +81,28 @@ inline void clsort_publish_aggregate(global uint *lb, uint tile, uint d, uint ag
     LB_STORE(&lb[tile * RADIX + d], agg | (tile == 0 ? LB_PREFIX : LB_AGGREGATE));
 }
 
+/* One pass over a portion of the input: pass p of the plan where it runs in
+ * LSD order, or with pass MSD_LAUNCH the pass the plan chose to run first
+ * (and nothing when it chose LSD order). bases_off is the portion's row of
+ * bases; the kernel adds the pass's. */
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
 void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
                            global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
                            idx_t portion_start, uint portion_len,
-                           uint pass, uint begin_bit, uint end_bit, uint descending,
+                           uint pass_arg, uint begin_bit, uint end_bit, uint descending,
                            global const uint *state, global const idx_t *bases, ulong bases_off,
                            global uint *lookback, ulong lb_off, global uint *tile_counter,
                            uint counter_idx)
 {
+    uint pass = pass_arg, kind = PASS_LSD;
+    if (pass_arg == MSD_LAUNCH) {
+        if (!state[ST_MSD])
+            return;
+        pass = state[ST_MSD] - 1;
+        kind = PASS_MSD;
+    }
     const global uint *st = state + ST_PASS(pass);
-    if (!st[ST_PASS_ACTIVE])
+    if (st[ST_PASS_ACTIVE] != kind)
         return;
     ku += ku_off;
     vu += vu_off;
@@ -104,7 +115,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     vsrc += portion_start;
 #endif
     src += portion_start;
-    bases += bases_off;
+    bases += bases_off + pass * RADIX;
     global uint *lb = lookback + lb_off;
     const uint shift = clsort_pass_shift(begin_bit, pass);
     const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
@@ -357,3 +368,77 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #undef RANK_OF
 #endif
 }
+
+#if CLSORT_OS_RANK == 0
+/* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
+ * put every key of digit d into one bucket of temp A, work-group d sorts its
+ * bucket by the lower active passes, alone and in LSD order: one read counts
+ * all their digits, then each pass moves the bucket A -> B -> A ..., the
+ * last into the caller's buffer. A bucket of n / 256 keys stays in cache
+ * through its passes, where an LSD pass over the whole input scatters to
+ * 256 places in memory. Launched with RADIX work-groups of one work-item;
+ * does nothing when the plan chose LSD order. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
+                          global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
+                          idx_t n, uint begin_bit, uint end_bit, uint descending,
+                          global const uint *state, global const idx_t *bases)
+{
+    if (!state[ST_MSD])
+        return;
+    const uint top = state[ST_MSD] - 1;
+    const uint d = get_group_id(0);
+    /* bases' first row (portion 0) holds where each digit starts overall */
+    const idx_t lo = bases[top * RADIX + d];
+    const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+    if (hi <= lo)
+        return;
+    ku += ku_off;
+    vu += vu_off;
+    /* the passes inside the bucket, lowest digit first */
+    uint pass_of[MAX_PASSES], shift[MAX_PASSES], mask[MAX_PASSES], flip[MAX_PASSES];
+    uint np = 0;
+    for (uint p = 0; p < top; p++)
+        if (state[ST_PASS(p) + ST_PASS_ACTIVE] == PASS_BUCKET) {
+            pass_of[np] = p;
+            shift[np] = clsort_pass_shift(begin_bit, p);
+            mask[np] = clsort_pass_mask(begin_bit, end_bit, p);
+            flip[np] = descending ? mask[np] : 0u;
+            np++;
+        }
+    uint h[MAX_PASSES * RADIX];
+    for (uint e = 0; e < np * RADIX; e++)
+        h[e] = 0;
+    for (idx_t i = lo; i < hi; i++) {
+        KEY_T k = ka[i];
+#pragma unroll
+        for (uint j = 0; j < MAX_PASSES; j++)
+            if (j < np)
+                h[j * RADIX + DIGIT_OF(k, shift[j], mask[j], flip[j])]++;
+    }
+    idx_t pos[RADIX];
+    for (uint j = 0; j < np; j++) {
+        const global uint *st = state + ST_PASS(pass_of[j]);
+        const global KEY_T *src = SELECT_BUF(st[ST_PASS_SRC], ku, ka, kb);
+        global KEY_T *dst = SELECT_BUF(st[ST_PASS_DST], ku, ka, kb);
+#if HAVE_VALUES
+        const global VAL_T *vsrc = SELECT_BUF(st[ST_PASS_SRC], vu, va, vb);
+        global VAL_T *vdst = SELECT_BUF(st[ST_PASS_DST], vu, va, vb);
+#endif
+        idx_t run = lo;
+        for (uint e = 0; e < RADIX; e++) {
+            pos[e] = run;
+            run += h[j * RADIX + e];
+        }
+        const uint sh = shift[j], m = mask[j], f = flip[j];
+        for (idx_t i = lo; i < hi; i++) {
+            KEY_T k = src[i];
+            idx_t p = pos[DIGIT_OF(k, sh, m, f)]++;
+            dst[p] = k;
+#if HAVE_VALUES
+            vdst[p] = vsrc[i];
+#endif
+        }
+    }
+}
+#endif
