@@ -38,7 +38,7 @@ typedef struct radix_shape {
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
-    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at;
+    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at;
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -57,8 +57,8 @@ static size_t os_local_bytes(const radix_shape *s, unsigned items)
 {
     size_t tile = (size_t)s->os_wg * items, R = s->radix, ib = s->idx_bytes;
     switch (s->rank) {
-    case CLSORT_RANK_SERIAL:
-        return 0;
+    case CLSORT_RANK_SERIAL: /* the tile, staged in digit order */
+        return tile * (s->key_bytes + s->val_bytes);
     case CLSORT_RANK_LOCAL:
         return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->os_wg) * 2 + R * 8 +
                R * ib + scan_words(s->os_wg) * 4 + 4;
@@ -97,6 +97,12 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     s->plan_wg = t->plan_wg;
     s->allow_skip = job->n >= t->skip_min;
     s->need_b = s->passes >= 3;
+    /* MSD order (serial onesweep): buckets may sort their bits in 8-bit
+     * digits, two passes where one r-bit digit would do, which needs B */
+    s->msd = t->msd && job->algorithm == CLSORT_ALGORITHM_ONESWEEP &&
+             t->os_rank == CLSORT_RANK_SERIAL && s->passes >= 2;
+    if (s->msd && s->r > 8)
+        s->need_b = true;
     const size_t lmem = f->local_mem_bytes;
 
     /* Upfront histogram (its local memory is the same for both). */
@@ -117,7 +123,6 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         s->rank = t->os_rank;
         s->os_wg = t->os_wg;
-        s->msd = t->msd && s->rank == CLSORT_RANK_SERIAL && s->passes >= 2;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         /* Fewer keys per work-item until the kernel's local memory fits. */
         while (items > 1 && os_local_bytes(s, items) > lmem)
@@ -135,7 +140,8 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
         s->counts_at = 0;
         s->counters_at = s->portions * P * R;
         s->lookback_at = s->counters_at + P * s->portions;
-        s->scratch_words = s->lookback_at + P * s->tiles_pp * R;
+        s->bits_at = s->lookback_at + P * s->tiles_pp * R; /* 4 words, MSD order */
+        s->scratch_words = s->bits_at + 4;
         s->bases_words = s->portions * P * R;
     } else {
         s->cl_wg = t->cl_wg;
@@ -172,7 +178,7 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     }
     s->keys_bytes = n * s->key_bytes;
     s->vals_bytes = n * s->val_bytes;
-    s->state_words = 4 + 4 * (size_t)P;
+    s->state_words = 8 + 4 * (size_t)P;
     return CLSORT_SUCCESS;
 }
 
@@ -262,8 +268,11 @@ static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *jo
     return CLSORT_SUCCESS;
 }
 
+/* Counts passes [p_lo, p_hi); want_bits: also the bits that vary (MSD
+ * order's first plan); gated: only if that plan left the decision pending. */
 static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
-                                 const radix_shape *s, const radix_buffers *b, clsort_seq *seq)
+                                 const radix_shape *s, const radix_buffers *b, cl_uint p_lo,
+                                 cl_uint p_hi, cl_uint want_bits, cl_uint gated, clsort_seq *seq)
 {
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_upfront", &k));
@@ -279,22 +288,26 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
             groups = 1;
         size_t chunk = div_up(len, groups);
         cl_ulong koff = job->keys_off + start, coff = s->counts_at + q * s->passes * s->radix;
-        cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
-                desc = job->descending;
+        cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
+        cl_ulong bits_off = s->bits_at;
         idx_arg a_len, a_chunk;
-        clsort_arg args[] = {CLSORT_ARG(b->ku), CLSORT_ARG(koff), idx_of(s, &a_len, len),
-                             idx_of(s, &a_chunk, chunk), CLSORT_ARG(passes), CLSORT_ARG(begin),
-                             CLSORT_ARG(end), CLSORT_ARG(desc), CLSORT_ARG(b->scratch),
-                             CLSORT_ARG(coff)};
-        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 10));
+        clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_len, len),
+                             idx_of(s, &a_chunk, chunk), CLSORT_ARG(p_lo),  CLSORT_ARG(p_hi),
+                             CLSORT_ARG(begin),      CLSORT_ARG(end),      CLSORT_ARG(desc),
+                             CLSORT_ARG(b->scratch), CLSORT_ARG(coff),     CLSORT_ARG(b->scratch),
+                             CLSORT_ARG(bits_off),   CLSORT_ARG(want_bits), CLSORT_ARG(b->state),
+                             CLSORT_ARG(gated)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 16));
         CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_upfront", groups * s->hist_wg, s->hist_wg,
                                  seq));
     }
     return CLSORT_SUCCESS;
 }
 
+/* phase 0: every pass counted; 1 and 2: MSD order's two plans (radix.cl) */
 static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
-                              const radix_shape *s, const radix_buffers *b, clsort_seq *seq)
+                              const radix_shape *s, const radix_buffers *b, cl_uint phase,
+                              clsort_seq *seq)
 {
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_plan", &k));
@@ -305,11 +318,15 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
     size_t msd_max = 0;
     if (s->msd)
         msd_max = job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
+    cl_uint begin = job->begin_bit, end = job->end_bit;
+    cl_ulong bits_off = s->bits_at;
     idx_arg a_n, a_msd;
     clsort_arg args[] = {CLSORT_ARG(b->scratch), CLSORT_ARG(portions), CLSORT_ARG(passes),
-                         idx_of(s, &a_n, job->n), CLSORT_ARG(skip), CLSORT_ARG(gen),
-                         idx_of(s, &a_msd, msd_max), CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
-    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 9));
+                         idx_of(s, &a_n, job->n),  CLSORT_ARG(begin),    CLSORT_ARG(end),
+                         CLSORT_ARG(skip),       CLSORT_ARG(gen),      idx_of(s, &a_msd, msd_max),
+                         CLSORT_ARG(phase),      CLSORT_ARG(b->scratch), CLSORT_ARG(bits_off),
+                         CLSORT_ARG(b->state),   CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 14));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
@@ -358,9 +375,9 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
             clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
                                   CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
                                   CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, n),
-                                  CLSORT_ARG(begin),    CLSORT_ARG(end),    CLSORT_ARG(desc),
-                                  CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
-            CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 14));
+                                  CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
+                                  CLSORT_ARG(b->bases)};
+            CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 13));
             CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", R, 1, seq));
         }
         for (size_t q = 0; q < s->portions; q++) {
@@ -470,8 +487,17 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
                                 ? s.scratch_words
                                 : s.portions * s.passes * s.radix;
         CLSORT_TRY(clsort_fill(ctx, b.scratch, 0, zero_words * 4, seq));
-        CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, seq));
-        CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, seq));
+        if (s.msd) {
+            /* MSD order needs the top pass's counts and which bits vary;
+             * the other passes are counted only when that does not decide */
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 1, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 2, seq));
+        } else {
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 0, seq));
+        }
     }
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP)
         CLSORT_TRY(run_onesweep(ctx, prog, job, &s, &b, seq));

@@ -45,7 +45,8 @@
 #define ST_COPY_BACK 1
 #define ST_IOTA 2
 #define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
-#define ST_PASS(p) (4 + 4 * (p))
+#define ST_PENDING 4 /* the first plan of MSD order could not decide (see below) */
+#define ST_PASS(p) (8 + 4 * (p))
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
 #define ST_PASS_DST 2
@@ -77,41 +78,56 @@ inline uint clsort_pass_mask(uint begin_bit, uint end_bit, uint p)
     return (1u << width) - 1u;
 }
 
-/* Counts of every pass's digits over keys[0..n), added to counts[P][RADIX].
- * Each work-group takes a contiguous chunk. */
+/* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
+ * counts[P][RADIX]; each work-group takes a contiguous chunk. With
+ * want_bits it also ORs the keys' images, and their complements, into
+ * bitwords[0..4) (low and high halves of each), from which the first plan
+ * of MSD order learns which digits vary. With gated it does nothing unless
+ * that plan left the decision pending (ST_PENDING). */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
-                          uint passes, uint begin_bit, uint end_bit, uint descending,
-                          global uint *counts, ulong counts_off)
+                          uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
+                          global uint *counts, ulong counts_off, global uint *bitwords,
+                          ulong bits_off, uint want_bits, global const uint *state, uint gated)
 {
+    if (gated && !state[ST_PENDING])
+        return;
     keys += keys_off;
     counts += counts_off;
     const idx_t lo = (idx_t)get_group_id(0) * chunk;
     const idx_t hi = min(lo + chunk, n);
+    KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
 #if CLSORT_HIST_WG == 1
+    /* Block by block (in L1): the bits in a loop that vectorises, then one
+     * tight loop per pass. */
     uint h[MAX_PASSES * RADIX];
-    for (uint e = 0; e < passes * RADIX; e++)
+    for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
         h[e] = 0;
-    uint shift[MAX_PASSES], mask[MAX_PASSES];
-    for (uint p = 0; p < passes; p++) {
-        shift[p] = clsort_pass_shift(begin_bit, p);
-        mask[p] = clsort_pass_mask(begin_bit, end_bit, p);
+    for (idx_t b0 = lo; b0 < hi; b0 += 2048) {
+        const idx_t b1 = min(b0 + 2048, hi);
+        if (want_bits)
+            for (idx_t i = b0; i < b1; i++) {
+                KEY_T img = RADIX_IMAGE(keys[i]);
+                any |= img;
+                anyc |= (KEY_T)~img;
+            }
+        for (uint p = p_lo; p < p_hi; p++) {
+            const uint shift = clsort_pass_shift(begin_bit, p);
+            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+            const uint flip = descending ? mask : 0u;
+            uint *hp = h + p * RADIX;
+            for (idx_t i = b0; i < b1; i++)
+                hp[DIGIT_OF(keys[i], shift, mask, flip)]++;
+        }
     }
-    for (idx_t i = lo; i < hi; i++) {
-        KEY_T k = keys[i];
-#pragma unroll
-        for (uint p = 0; p < MAX_PASSES; p++)
-            if (p < passes)
-                h[p * RADIX + DIGIT_OF(k, shift[p], mask[p], descending ? mask[p] : 0)]++;
-    }
-    for (uint e = 0; e < passes * RADIX; e++)
+    for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
         if (h[e])
             atomic_add(&counts[e], h[e]);
 #else
     local uint h[MAX_PASSES * RADIX];
     const uint lid = get_local_id(0);
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        h[e] = 0;
+    FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
+        h[p_lo * RADIX + e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* CLSORT_HIST_ITEMS keys per work-item per round, all loads issued
      * before the first count, so that enough loads are in flight. */
@@ -122,7 +138,14 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
             idx_t i = base + j * CLSORT_HIST_WG + lid;
             k[j] = i < hi ? keys[i] : (KEY_T)0;
         }
-        for (uint p = 0; p < passes; p++) {
+        if (want_bits)
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+                if (base + j * CLSORT_HIST_WG + lid < hi) {
+                    KEY_T img = RADIX_IMAGE(k[j]);
+                    any |= img;
+                    anyc |= (KEY_T)~img;
+                }
+        for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
             const uint flip = descending ? mask : 0;
@@ -133,10 +156,23 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        if (h[e])
-            atomic_add(&counts[e], h[e]);
+    FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
+        if (h[p_lo * RADIX + e])
+            atomic_add(&counts[p_lo * RADIX + e], h[p_lo * RADIX + e]);
 #endif
+    if (want_bits) {
+        bitwords += bits_off;
+        if ((uint)any)
+            atomic_or(&bitwords[0], (uint)any);
+        if ((uint)anyc)
+            atomic_or(&bitwords[2], (uint)anyc);
+#if CLSORT_KEY_BYTES == 8
+        if ((uint)(any >> 32))
+            atomic_or(&bitwords[1], (uint)(any >> 32));
+        if ((uint)(anyc >> 32))
+            atomic_or(&bitwords[3], (uint)(anyc >> 32));
+#endif
+    }
 }
 
 /* The plan, by one work-group: counts[Q][P][RADIX] (one row per portion)
@@ -147,18 +183,28 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * active pass. msd_max > 0 chooses MSD order when at least two passes are
  * active and no digit of the top active pass has more than msd_max keys:
  * that pass runs first (U -> A) and every bucket of its digit is then sorted
- * by the lower active passes on its own (clsort_radix_buckets: A -> B -> A
- * ... -> U), so that those passes stay in cache. */
+ * by the bits below on its own (clsort_radix_buckets: A -> B -> A ... -> U),
+ * so that those passes stay in cache.
+ *
+ * phase 0 plans from the counts of every pass. MSD order spares the upfront
+ * histogram most of its work in two more phases: phase 1 has only the top
+ * pass's counts, and bitwords (the OR of the images and of their
+ * complements) to tell the constant digits; it chooses MSD order when the
+ * top pass is the top active one and spreads the keys, and otherwise leaves
+ * ST_PENDING set for phase 2, which runs (after the other passes have been
+ * counted) only then, as phase 0. */
 inline void clsort_plan(global const uint *counts, uint portions, uint passes, idx_t n,
-                        uint allow_skip, uint gen_index, idx_t msd_max, global uint *state,
-                        global idx_t *bases, local idx_t *s, local uint *constant_digit)
+                        uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
+                        idx_t msd_max, uint phase, global const uint *bitwords,
+                        global uint *state, global idx_t *bases, local idx_t *s,
+                        local uint *constant_digit)
 {
     const uint lid = get_local_id(0);
     const uint per = (RADIX + CLSORT_PLAN_WG - 1) / CLSORT_PLAN_WG;
     if (lid < MAX_PASSES)
         constant_digit[lid] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint p = 0; p < passes; p++) {
+    for (uint p = phase == 1 ? passes - 1 : 0; p < passes; p++) {
         /* Each work-item owns digits [lid*per, lid*per+per). */
         idx_t own = 0;
         for (uint j = 0; j < per; j++) {
@@ -189,6 +235,14 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
+        if (phase == 1) {
+            /* a bit varies if some image has it set and some has it clear */
+            ulong varying = ((ulong)bitwords[1] << 32 | bitwords[0]) &
+                            ((ulong)bitwords[3] << 32 | bitwords[2]);
+            for (uint p = 0; p < passes; p++)
+                constant_digit[p] = ((varying >> clsort_pass_shift(begin_bit, p)) &
+                                     clsort_pass_mask(begin_bit, end_bit, p)) == 0;
+        }
         uint active = 0, top = 0;
         for (uint p = 0; p < passes; p++)
             if (!(allow_skip && constant_digit[p])) {
@@ -196,7 +250,7 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
                 top = p;
             }
         idx_t most = msd_max + 1;
-        if (msd_max > 0 && active >= 2) {
+        if (msd_max > 0 && active >= 2 && (phase != 1 || top == passes - 1)) {
             most = 0;
             for (uint d = 0; d < RADIX; d++) {
                 idx_t t = 0;
@@ -205,28 +259,21 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
                 most = max(most, t);
             }
         }
+        state[ST_PENDING] = phase == 1 && most > msd_max;
         state[ST_MSD] = most <= msd_max ? top + 1 : 0;
-        if (most <= msd_max) {
-            /* MSD order: U -> A by the top digit, then in each bucket
-             * A -> B -> A ... with the last of the lower passes into U. */
-            uint j = 0;
+        if (state[ST_PENDING]) {
+            /* phase 2 decides, with every pass counted */
+        } else if (most <= msd_max) {
+            /* MSD order: U -> A by the top digit; clsort_radix_buckets then
+             * sorts each bucket by all the bits below it (A -> B ... -> U),
+             * with digits of its own and skipping what is constant inside
+             * the bucket, so the passes below are only marked. */
             for (uint p = 0; p < passes; p++) {
-                uint on = !(allow_skip && constant_digit[p]);
                 global uint *w = state + ST_PASS(p);
+                w[ST_PASS_ACTIVE] = p == top ? PASS_MSD : (p < top ? PASS_BUCKET : PASS_OFF);
+                w[ST_PASS_SRC] = 0;
+                w[ST_PASS_DST] = p == top ? 1 : 0;
                 w[ST_PASS_FIRST] = p == top && gen_index;
-                if (p == top) {
-                    w[ST_PASS_ACTIVE] = PASS_MSD;
-                    w[ST_PASS_SRC] = 0;
-                    w[ST_PASS_DST] = 1;
-                } else if (on) {
-                    j++; /* the j-th pass inside the buckets */
-                    w[ST_PASS_ACTIVE] = PASS_BUCKET;
-                    w[ST_PASS_SRC] = (j & 1) ? 1 : 2;
-                    w[ST_PASS_DST] = j == active - 1 ? 0 : ((j & 1) ? 2 : 1);
-                } else {
-                    w[ST_PASS_ACTIVE] = PASS_OFF;
-                    w[ST_PASS_SRC] = w[ST_PASS_DST] = 0;
-                }
             }
             state[ST_ACTIVE_PASSES] = active;
             state[ST_COPY_BACK] = 0;
@@ -258,13 +305,16 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
 
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
 void clsort_radix_plan(global const uint *counts, uint portions, uint passes, idx_t n,
-                       uint allow_skip, uint gen_index, idx_t msd_max, global uint *state,
-                       global idx_t *bases)
+                       uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
+                       idx_t msd_max, uint phase, global const uint *bitwords, ulong bits_off,
+                       global uint *state, global idx_t *bases)
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
-    clsort_plan(counts, portions, passes, n, allow_skip, gen_index, msd_max, state, bases, s,
-                constant_digit);
+    if (phase == 2 && !state[ST_PENDING])
+        return;
+    clsort_plan(counts, portions, passes, n, begin_bit, end_bit, allow_skip, gen_index, msd_max,
+                phase, bitwords + bits_off, state, bases, s, constant_digit);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
@@ -302,8 +352,8 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
     FOR_EACH_LOCAL(e, passes * RADIX)
         scratch[e] = h[e]; /* counts sit at the start of scratch */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(scratch, 1, passes, n, allow_skip, gen_index, 0, state, bases, s,
-                constant_digit);
+    clsort_plan(scratch, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, scratch,
+                state, bases, s, constant_digit);
 }
 
 /* Stable ranking of a tile in local memory: ceil(r/4) rounds of a counting

@@ -122,27 +122,52 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint flip = descending ? mask : 0u;
 
 #if CLSORT_OS_RANK == 0
-    /* ---- one work-item: count, look back, scatter (the tile stays in cache) */
+    /* ---- one work-item: count, publish, sort the tile into local memory
+     * by digit, look back, and copy each digit's run out. Local memory is
+     * a buffer of the worker thread that stays in cache; copying whole runs
+     * out writes each destination sequentially, where a scatter straight
+     * from the input touches RADIX places in memory for every few keys
+     * (measured 1.7-2x faster for the pass on EPYC-2). */
+    local KEY_T stage_k[OS_TILE];
+#if HAVE_VALUES
+    local VAL_T stage_v[OS_TILE];
+#endif
     const uint tile = atomic_inc(&tile_counter[counter_idx]);
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, portion_len - t0);
-    uint h[RADIX];
+    uint h[RADIX], at[RADIX];
     for (uint d = 0; d < RADIX; d++)
         h[d] = 0;
     for (uint i = 0; i < cnt; i++)
         h[DIGIT_OF(src[t0 + i], shift, mask, flip)]++;
     for (uint d = 0; d < RADIX; d++)
         clsort_publish_aggregate(lb, tile, d, h[d]);
-    idx_t pos[RADIX];
-    for (uint d = 0; d < RADIX; d++)
-        pos[d] = bases[d] + clsort_lookback(lb, tile, d, h[d]);
+    uint run = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        at[d] = run;
+        run += h[d];
+    }
     for (uint i = 0; i < cnt; i++) {
         KEY_T k = src[t0 + i];
-        idx_t p = pos[DIGIT_OF(k, shift, mask, flip)]++;
-        dst[p] = k;
+        uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
+        stage_k[s] = k;
 #if HAVE_VALUES
-        vdst[p] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
+        stage_v[s] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
 #endif
+    }
+    uint s = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        const uint c = h[d];
+        const idx_t p = bases[d] + clsort_lookback(lb, tile, d, c);
+        global KEY_T *ok = dst + p;
+        for (uint j = 0; j < c; j++)
+            ok[j] = stage_k[s + j];
+#if HAVE_VALUES
+        global VAL_T *ov = vdst + p;
+        for (uint j = 0; j < c; j++)
+            ov[j] = stage_v[s + j];
+#endif
+        s += c;
     }
 
 #elif CLSORT_OS_RANK == 1
@@ -370,19 +395,25 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 }
 
 #if CLSORT_OS_RANK == 0
+/* The in-bucket digits: CLSORT_RADIX_BITS, or 8 bits for buckets too small
+ * to pay for RADIX counters per pass. */
+#define IN_MIN_BITS (CLSORT_RADIX_BITS > 8 ? 8 : CLSORT_RADIX_BITS)
+#define IN_MAX_PASSES ((KEY_BITS + IN_MIN_BITS - 1) / IN_MIN_BITS)
+
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
- * bucket by the lower active passes, alone and in LSD order: one read counts
- * all their digits, then each pass moves the bucket A -> B -> A ..., the
- * last into the caller's buffer. A bucket of n / 256 keys stays in cache
- * through its passes, where an LSD pass over the whole input scatters to
- * 256 places in memory. Launched with RADIX work-groups of one work-item;
- * does nothing when the plan chose LSD order. */
+ * bucket by the bits below that digit, alone and in LSD order: one read
+ * counts all its digits (and which bits vary inside the bucket, so that a
+ * digit that is the same for all its keys is skipped), then each pass moves
+ * the bucket A -> B -> A ..., the last into the caller's buffer. A bucket of
+ * n / RADIX keys stays in cache through its passes, where an LSD pass over
+ * the whole input writes to RADIX places in memory. Launched with RADIX
+ * work-groups of one work-item; does nothing when the plan chose LSD order. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                          idx_t n, uint begin_bit, uint end_bit, uint descending,
-                          global const uint *state, global const idx_t *bases)
+                          idx_t n, uint begin_bit, uint descending, global const uint *state,
+                          global const idx_t *bases)
 {
     if (!state[ST_MSD])
         return;
@@ -395,46 +426,69 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         return;
     ku += ku_off;
     vu += vu_off;
-    /* the passes inside the bucket, lowest digit first */
-    uint pass_of[MAX_PASSES], shift[MAX_PASSES], mask[MAX_PASSES], flip[MAX_PASSES];
-    uint np = 0;
-    for (uint p = 0; p < top; p++)
-        if (state[ST_PASS(p) + ST_PASS_ACTIVE] == PASS_BUCKET) {
-            pass_of[np] = p;
-            shift[np] = clsort_pass_shift(begin_bit, p);
-            mask[np] = clsort_pass_mask(begin_bit, end_bit, p);
-            flip[np] = descending ? mask[np] : 0u;
-            np++;
-        }
-    uint h[MAX_PASSES * RADIX];
-    for (uint e = 0; e < np * RADIX; e++)
+    const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
+    const uint rb = hi - lo < 2 * RADIX ? IN_MIN_BITS : CLSORT_RADIX_BITS;
+    const uint rr = 1u << rb;
+    const uint np = (bits + rb - 1) / rb;
+    uint h[IN_MAX_PASSES * RADIX];
+    for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
-    for (idx_t i = lo; i < hi; i++) {
-        KEY_T k = ka[i];
-#pragma unroll
-        for (uint j = 0; j < MAX_PASSES; j++)
-            if (j < np)
-                h[j * RADIX + DIGIT_OF(k, shift[j], mask[j], flip[j])]++;
+    /* the bucket's bits, shifted down: the last digit's bits above `bits`
+     * (the top digit's) are cleared, so its counts index below 2^width */
+    const KEY_T low_mask = (KEY_T)(((KEY_T)1 << bits) - 1u);
+    KEY_T any = 0, all = low_mask;
+    for (idx_t b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
+        const idx_t b1 = min(b0 + 2048, hi);
+        for (idx_t i = b0; i < b1; i++) {
+            const KEY_T low = (KEY_T)(RADIX_IMAGE(ka[i]) >> begin_bit) & low_mask;
+            any |= low;
+            all &= low;
+        }
+        for (uint j = 0; j < np; j++) {
+            uint *hj = h + j * rr;
+            const uint sh = begin_bit + j * rb;
+            for (idx_t i = b0; i < b1; i++)
+                hj[(uint)((KEY_T)(RADIX_IMAGE(ka[i]) & (low_mask << begin_bit)) >> sh) &
+                   (rr - 1u)]++;
+        }
+    }
+    /* the passes whose digit varies inside the bucket */
+    uint pass_of[IN_MAX_PASSES], k = 0;
+    for (uint j = 0; j < np; j++)
+        if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
+            pass_of[k++] = j;
+    if (k == 0) { /* every key of the bucket is the same: A -> U */
+        for (idx_t i = lo; i < hi; i++) {
+            ku[i] = ka[i];
+#if HAVE_VALUES
+            vu[i] = va[i];
+#endif
+        }
+        return;
     }
     idx_t pos[RADIX];
-    for (uint j = 0; j < np; j++) {
-        const global uint *st = state + ST_PASS(pass_of[j]);
-        const global KEY_T *src = SELECT_BUF(st[ST_PASS_SRC], ku, ka, kb);
-        global KEY_T *dst = SELECT_BUF(st[ST_PASS_DST], ku, ka, kb);
+    for (uint a = 1; a <= k; a++) {
+        const uint j = pass_of[a - 1];
+        const global KEY_T *src = (a & 1) ? ka : kb;
+        global KEY_T *dst = a == k ? ku : ((a & 1) ? kb : ka);
 #if HAVE_VALUES
-        const global VAL_T *vsrc = SELECT_BUF(st[ST_PASS_SRC], vu, va, vb);
-        global VAL_T *vdst = SELECT_BUF(st[ST_PASS_DST], vu, va, vb);
+        const global VAL_T *vsrc = (a & 1) ? va : vb;
+        global VAL_T *vdst = a == k ? vu : ((a & 1) ? vb : va);
 #endif
+        const uint shift = begin_bit + j * rb;
+        const uint mask = (1u << min(rb, bits - j * rb)) - 1u;
+        const uint flip = descending ? mask : 0u;
+        /* counts were taken without the flip: a flipped digit's count is
+         * the count of its complement within the mask */
         idx_t run = lo;
-        for (uint e = 0; e < RADIX; e++) {
+        for (uint e = 0; e <= mask; e++) {
             pos[e] = run;
-            run += h[j * RADIX + e];
+            run += h[j * rr + (e ^ flip)];
         }
-        const uint sh = shift[j], m = mask[j], f = flip[j];
         for (idx_t i = lo; i < hi; i++) {
-            KEY_T k = src[i];
-            idx_t p = pos[DIGIT_OF(k, sh, m, f)]++;
-            dst[p] = k;
+            KEY_T key = src[i];
+            idx_t p = pos[DIGIT_OF(key, shift, mask, flip)]++;
+            dst[p] = key;
 #if HAVE_VALUES
             vdst[p] = vsrc[i];
 #endif
