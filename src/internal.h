@@ -54,7 +54,11 @@ typedef struct clsort_tuning {
     unsigned scan_onepass;         /* 1: single-pass look-back scan */
     unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
     unsigned msd;       /* serial onesweep: top digit first, then each bucket in cache (0: LSD) */
+    unsigned large_bits, large_min; /* digit width from n = large_min on (0: radix_bits) */
 } clsort_tuning;
+
+/* The digit width the tuning gives a radix sort of n keys. */
+unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n);
 
 /* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING
  * or the config's spec). */

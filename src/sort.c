@@ -109,7 +109,7 @@ static clsort_status check_request(clsort_context *ctx, request *rq, clsort_type
     job->end_bit = end;
     job->descending = o.descending != 0;
     job->algorithm = (unsigned)o.algorithm; /* AUTO is resolved by resolve_algorithm */
-    job->radix_bits = o.radix_bits ? o.radix_bits : ctx->tuning.radix_bits;
+    job->radix_bits = o.radix_bits ? o.radix_bits : clsort_tuned_radix_bits(&ctx->tuning, n);
     job->n = n;
     if (rq->mode == MODE_PAIRS) {
         if (value_size == 0 || value_size > 65536)
@@ -719,7 +719,7 @@ clsort_status clsort_context_save_tuning(clsort_context *ctx)
     if (!ctx->cache_dir)
         return clsort_fail(ctx, CLSORT_ERROR_IO,
                            "clsort_context_save_tuning: the cache folder is disabled");
-    char name[64], text[512];
+    char name[64], text[1024];
     clsort_tuning_file_name(ctx, name, sizeof name);
     clsort_tuning_format(&ctx->tuning, text, sizeof text);
     if (!clsort_cache_write_text(ctx->cache_dir, name, text))

@@ -29,7 +29,10 @@
  *                digit first, then each of its buckets by the lower digits in
  *                one work-item, whose passes stay in cache (0: every pass
  *                over the whole input); used when no bucket holds more than
- *                n / compute units keys, else the plain passes run
+ *                n / (4 compute units) keys, else the plain passes run
+ *   large_bits, large_min  from n = large_min on, digits of large_bits
+ *                instead of radix_bits (large_min 0: never; above 8 bits
+ *                only where the shape takes them, else radix_bits stays)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
@@ -82,7 +85,7 @@ static const tuning_row table[] = {
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
       .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
-      .scan_onepass = 1, .msd = 1}},
+      .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = 1u << 21}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
@@ -95,6 +98,21 @@ static const tuning_row table[] = {
       .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20,
       .small_max = 0, .prologue_max = 16384, .bt_wg = 128, .sel_wg = 128, .sel_block = 1024, .scan_wg = 128, .scan_items = 8}},
 };
+
+/* The shapes whose kernels take digits wider than 8 bits. */
+static bool tuning_cpu_shape(const clsort_tuning *t)
+{
+    return (t->algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank == CLSORT_RANK_SERIAL) ||
+           (t->algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg == 1);
+}
+
+unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n)
+{
+    if (t->large_min && t->large_bits && n >= t->large_min &&
+        (t->large_bits <= 8 || tuning_cpu_shape(t)))
+        return t->large_bits;
+    return t->radix_bits;
+}
 
 void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
 {
@@ -140,6 +158,8 @@ static const field fields[] = {
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
+    F(large_bits, 0, 12, "digit width from n = large_min on (above 8: CPU shapes, else ignored)"),
+    F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
@@ -242,7 +262,7 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
 size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
 {
     size_t len = 0;
-    char tmp[512];
+    char tmp[1024];
     for (size_t i = 0; i < NFIELDS; i++) {
         unsigned v = *(const unsigned *)((const char *)t + fields[i].offset);
         int w;
@@ -308,13 +328,12 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
             return CLSORT_ERROR_INVALID_TUNING;
         }
     }
-    if (t->radix_bits > 8 &&
-        ((t->algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank != CLSORT_RANK_SERIAL) ||
-         (t->algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg != 1))) {
+    if (t->radix_bits > 8 && !tuning_cpu_shape(t)) {
         snprintf(err, errsize, "radix_bits=%u needs a CPU shape (os_rank=serial, or classic with "
                  "cl_wg=1)", t->radix_bits);
         return CLSORT_ERROR_INVALID_TUNING;
     }
+
     if (t->os_rank == CLSORT_RANK_LOCAL && (uint64_t)t->os_wg * t->os_items > 65536) {
         snprintf(err, errsize, "os_rank=local needs os_wg * os_items <= 65536");
         return CLSORT_ERROR_INVALID_TUNING;
