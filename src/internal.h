@@ -57,8 +57,8 @@ typedef struct clsort_tuning {
     unsigned large_bits, large_min; /* digit width from n = large_min on (0: radix_bits) */
 } clsort_tuning;
 
-/* The digit width the tuning gives a radix sort of n keys. */
-unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n);
+/* The digit width the tuning gives a radix sort of n keys over `bits` bits. */
+unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits);
 
 /* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING
  * or the config's spec). */

@@ -449,6 +449,24 @@ static clsort_status run_classic(clsort_context *ctx, clsort_program *prog,
     return CLSORT_SUCCESS;
 }
 
+/* Element-wise kernels (FOR_EACH_CHUNKED): on GPUs groups of 64 that stride
+ * through their chunk; on CPUs one work-item per group, so that each walks
+ * a contiguous chunk (PoCL runs a group's work-items one after another:
+ * strided work-items measured several times slower for a copy). */
+static clsort_status launch_elementwise(clsort_context *ctx, cl_kernel k, const char *name,
+                                        size_t n, size_t per_item, clsort_seq *seq)
+{
+    const size_t cu = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
+    const size_t wg = ctx->facts.is_cpu ? 1 : 64;
+    size_t groups = div_up(n, wg * per_item);
+    size_t max_groups = ctx->facts.is_cpu ? 4 * cu : 64 * cu;
+    if (groups > max_groups)
+        groups = max_groups;
+    if (groups == 0)
+        groups = 1;
+    return clsort_launch(ctx, k, name, groups * wg, wg, seq);
+}
+
 static clsort_status run_finish(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
                                 const radix_shape *s, const radix_buffers *b, clsort_seq *seq)
 {
@@ -460,11 +478,7 @@ static clsort_status run_finish(clsort_context *ctx, clsort_program *prog, const
                          CLSORT_ARG(b->vu), CLSORT_ARG(vu_off), CLSORT_ARG(b->va),
                          idx_of(s, &a_n, job->n), CLSORT_ARG(b->state)};
     CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_finish", args, 8));
-    size_t groups = div_up(job->n, 64 * 16);
-    size_t max_groups = (size_t)ctx->facts.compute_units * 64;
-    if (groups > max_groups)
-        groups = max_groups;
-    return clsort_launch(ctx, k, "clsort_radix_finish", groups * 64, 64, seq);
+    return launch_elementwise(ctx, k, "clsort_radix_finish", job->n, 16, seq);
 }
 
 clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job, clsort_seq *seq)
@@ -549,11 +563,7 @@ clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *s
     clsort_arg args[] = {CLSORT_ARG(src), CLSORT_ARG(off), CLSORT_ARG(dst), CLSORT_ARG(perm),
                          idx_of(&s, &a_n, job->n), CLSORT_ARG(rec)};
     CLSORT_TRY(clsort_set_args(ctx, k, "clsort_gather_records", args, 6));
-    size_t groups = div_up(job->n, 64 * 4);
-    size_t max_groups = (size_t)ctx->facts.compute_units * 64;
-    if (groups > max_groups)
-        groups = max_groups;
-    return clsort_launch(ctx, k, "clsort_gather_records", groups * 64, 64, seq);
+    return launch_elementwise(ctx, k, "clsort_gather_records", job->n, 4, seq);
 }
 
 clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
@@ -589,9 +599,5 @@ clsort_status clsort_radix_iota(clsort_context *ctx, const clsort_radix_job *sor
     idx_arg a_n;
     clsort_arg args[] = {CLSORT_ARG(v), CLSORT_ARG(off), idx_of(&s, &a_n, rj.n)};
     CLSORT_TRY(clsort_set_args(ctx, k, "clsort_iota", args, 3));
-    size_t groups = div_up(rj.n, 64 * 16);
-    size_t max_groups = (size_t)ctx->facts.compute_units * 64;
-    if (groups > max_groups)
-        groups = max_groups;
-    return clsort_launch(ctx, k, "clsort_iota", groups * 64, 64, seq);
+    return launch_elementwise(ctx, k, "clsort_iota", rj.n, 16, seq);
 }

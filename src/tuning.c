@@ -31,8 +31,9 @@
  *                over the whole input); used when no bucket holds more than
  *                n / (4 compute units) keys, else the plain passes run
  *   large_bits, large_min  from n = large_min on, digits of large_bits
- *                instead of radix_bits (large_min 0: never; above 8 bits
- *                only where the shape takes them, else radix_bits stays)
+ *                instead of radix_bits where that means fewer passes
+ *                (large_min 0: never; above 8 bits only where the shape
+ *                takes them)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
@@ -106,12 +107,15 @@ static bool tuning_cpu_shape(const clsort_tuning *t)
            (t->algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg == 1);
 }
 
-unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n)
+unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits)
 {
-    if (t->large_min && t->large_bits && n >= t->large_min &&
-        (t->large_bits <= 8 || tuning_cpu_shape(t)))
-        return t->large_bits;
-    return t->radix_bits;
+    /* large_bits only where it saves a pass (16-bit keys take two passes
+     * either way, and the narrower pair measured faster) */
+    const unsigned r = t->radix_bits, w = t->large_bits;
+    if (t->large_min && w && n >= t->large_min && (w <= 8 || tuning_cpu_shape(t)) &&
+        (bits + w - 1) / w < (bits + r - 1) / r)
+        return w;
+    return r;
 }
 
 void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
@@ -158,7 +162,7 @@ static const field fields[] = {
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
-    F(large_bits, 0, 12, "digit width from n = large_min on (above 8: CPU shapes, else ignored)"),
+    F(large_bits, 0, 12, "digit width from n = large_min on, where it saves passes (above 8: CPU shapes)"),
     F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),

@@ -170,6 +170,16 @@ CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_idx, idx_t)
  * every work-item runs the outer loop the same number of times: PoCL 3.1
  * miscompiles loops whose trip count differs between the work-items of a
  * group (stores are lost, or spin loops never end) when n < the group size. */
+/* i over [0, n) for element-wise kernels: work-group g takes the g-th
+ * contiguous chunk, its work-items stride through it by the group size, so
+ * accesses are coalesced on GPUs and consecutive in PoCL's work-item loops
+ * (a grid-wide stride measured 20x slower for a copy on PoCL). */
+#define FOR_EACH_CHUNKED(i, n)                                                   \
+    for (idx_t i##_c = ((n) + get_num_groups(0) - 1) / get_num_groups(0),        \
+               i##_e = min((idx_t)(get_group_id(0) + 1) * i##_c, (idx_t)(n)),     \
+               i = (idx_t)get_group_id(0) * i##_c + get_local_id(0);             \
+         i < i##_e; i += get_local_size(0))
+
 #define FOR_EACH_LOCAL(i, n)                                                     \
     for (uint i##_b = 0; i##_b < (n); i##_b += get_local_size(0))               \
         if (i##_b + get_local_id(0) < (n))                                       \

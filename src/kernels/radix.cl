@@ -424,7 +424,7 @@ kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY
         return;
     ku += ku_off;
     vu += vu_off;
-    for (idx_t i = get_global_id(0); i < n; i += get_global_size(0)) {
+    FOR_EACH_CHUNKED(i, n) {
         if (copy_back)
             ku[i] = ka[i];
 #if HAVE_VALUES
@@ -444,7 +444,7 @@ kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY
 kernel void clsort_iota(global VAL_T *v, ulong v_off, idx_t n)
 {
     v += v_off;
-    for (idx_t i = get_global_id(0); i < n; i += get_global_size(0))
+    FOR_EACH_CHUNKED(i, n)
         v[i] = (VAL_T)i;
 }
 #endif
@@ -457,7 +457,7 @@ kernel void clsort_gather_records(global const uchar *src, ulong src_off, global
 {
     src += src_off;
     const bool words = (rec % 4 == 0) && (src_off % 4 == 0);
-    for (idx_t i = get_global_id(0); i < n; i += get_global_size(0)) {
+    FOR_EACH_CHUNKED(i, n) {
         const global uchar *s = src + (ulong)perm[i] * rec;
         global uchar *d = dst + (ulong)i * rec;
         if (words) {
