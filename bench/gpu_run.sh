@@ -93,10 +93,10 @@ stage_cputune() {
 
 stage_cpushapes() {
     log "CPU shapes (PoCL): LSD and MSD order, digit widths (CPU_TUNINGS), and ips4o, same seed"
-    for t in ${CPU_TUNINGS:-msd=0 msd=1 msd=0,radix_bits=11 msd=1,radix_bits=11 msd=1,radix_bits=11,os_items=262144}; do
-        echo "--- tuning: $t"
+    for t in "" ${CPU_TUNINGS:-msd=0,large_min=0 msd=1,large_min=0 msd=1,radix_bits=11,large_min=0 msd=1,os_items=131072}; do
+        echo "--- tuning: ${t:-tuned}"
         ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --no-qsort --profile \
-            --seed $SEED --tuning $t 2>&1 | grep -v "^device"
+            --seed $SEED ${t:+--tuning $t} 2>&1 | grep -v "^device"
     done 2>&1 | tee "$OUT/cpushapes.txt"
     wait
     [ -x $BUILD/cpu_peers ] && ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls ips4o \

@@ -329,7 +329,7 @@ static size_t default_candidates(const clsort_device_info *d, char specs[][128],
                 for (int m = 0; m < 2 && k < cap; m++)
                     snprintf(specs[k++], 128,
                              "algorithm=onesweep,os_rank=serial,os_wg=1,os_items=%u,hist_wg=1,"
-                             "radix_bits=%u,msd=%d",
+                             "radix_bits=%u,large_min=0,msd=%d",
                              tiles[t], widths[w], m);
         static const unsigned cg[] = {1, 2, 4};
         for (int g = 0; g < 3 && k < cap; g++)
