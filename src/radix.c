@@ -97,12 +97,9 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     s->plan_wg = t->plan_wg;
     s->allow_skip = job->n >= t->skip_min;
     s->need_b = s->passes >= 3;
-    /* MSD order (serial onesweep): buckets may sort their bits in 8-bit
-     * digits, two passes where one r-bit digit would do, which needs B */
+    /* MSD order (serial onesweep) needs three passes (see clsort_plan) */
     s->msd = t->msd && job->algorithm == CLSORT_ALGORITHM_ONESWEEP &&
-             t->os_rank == CLSORT_RANK_SERIAL && s->passes >= 2;
-    if (s->msd && s->r > 8)
-        s->need_b = true;
+             t->os_rank == CLSORT_RANK_SERIAL && s->passes >= 3;
     const size_t lmem = f->local_mem_bytes;
 
     /* Upfront histogram (its local memory is the same for both). */
