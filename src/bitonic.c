@@ -322,7 +322,7 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
     r.begin_bit = 0;
     r.end_bit = sbits + wbits;
     r.algorithm = ctx->tuning.algorithm;
-    r.radix_bits = clsort_tuned_radix_bits(&ctx->tuning, m, r.end_bit);
+    r.radix_bits = 0; /* the tuned width */
     CLSORT_TRY(clsort_radix_sort(ctx, &r, seq));
     /* Gather: dk[i] = keys[base0 + perm[i]], the same for values. */
     const size_t kb = job->key.bytes;

@@ -55,10 +55,13 @@ typedef struct clsort_tuning {
     unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
     unsigned msd;       /* serial onesweep: top digit first, then each bucket in cache (0: LSD) */
     unsigned large_bits, large_min; /* digit width from n = large_min on (0: radix_bits) */
+    unsigned portion_max; /* onesweep: most keys per portion (0: the look-back limit) */
 } clsort_tuning;
 
-/* The digit width the tuning gives a radix sort of n keys over `bits` bits. */
-unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits);
+/* The digit width the tuning gives a radix sort of n keys over `bits` bits
+ * with the given strategy (its shape decides whether wide digits run). */
+unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits,
+                                 unsigned algorithm);
 
 /* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING
  * or the config's spec). */
@@ -277,7 +280,7 @@ typedef struct clsort_radix_job {
     unsigned begin_bit, end_bit;
     bool descending;
     unsigned algorithm;  /* resolved: ONESWEEP or CLASSIC */
-    unsigned radix_bits; /* resolved */
+    unsigned radix_bits; /* 0: the tuning's width for this job (clsort_tuned_radix_bits) */
 } clsort_radix_job;
 
 clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job,

@@ -38,7 +38,7 @@ typedef struct radix_shape {
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
-    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at;
+    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at;
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -84,7 +84,9 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     const clsort_tuning *t = &ctx->tuning;
     const clsort_device_facts *f = &ctx->facts;
     memset(s, 0, sizeof *s);
-    s->r = job->radix_bits;
+    s->r = job->radix_bits ? job->radix_bits
+                           : clsort_tuned_radix_bits(t, job->n, job->end_bit - job->begin_bit,
+                                                     job->algorithm);
     s->radix = 1u << s->r;
     s->key_bytes = job->key.bytes;
     s->max_passes = (unsigned)div_up(job->key.bytes * 8, s->r);
@@ -131,7 +133,10 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
                                lmem, s->os_wg);
         s->os_items = items;
         s->tile = (size_t)s->os_wg * items;
-        s->portion = PORTION_LIMIT / s->tile * s->tile;
+        size_t limit = PORTION_LIMIT;
+        if (t->portion_max && t->portion_max < limit)
+            limit = t->portion_max;
+        s->portion = (limit / s->tile ? limit / s->tile : 1) * s->tile;
         s->portions = div_up(n, s->portion);
         s->tiles_pp = div_up(n < s->portion ? n : s->portion, s->tile);
         s->counts_at = 0;
@@ -139,7 +144,8 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
         s->lookback_at = s->counters_at + P * s->portions;
         s->bits_at = s->lookback_at + P * s->tiles_pp * R; /* 4 words, MSD order */
         s->scratch_words = s->bits_at + 4;
-        s->bases_words = s->portions * P * R;
+        s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
+        s->bases_words = s->carry_at + R;
     } else {
         s->cl_wg = t->cl_wg;
         unsigned items = t->cl_items;
@@ -377,13 +383,16 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
             CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 13));
             CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", R, 1, seq));
         }
+        /* Several portions: carry[d] counts digit d in the portions done */
+        const cl_ulong carry_off = s->portions > 1 ? s->carry_at : 0;
+        if (carry_off)
+            CLSORT_TRY(clsort_fill(ctx, b->bases, carry_off * s->idx_bytes, R * s->idx_bytes, seq));
         for (size_t q = 0; q < s->portions; q++) {
             size_t start = q * s->portion;
             cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
             cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
             if (q > 0) /* the pass's look-back area served the previous portion */
                 CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
-            cl_ulong bases_off = q * s->passes * R;
             cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
             idx_arg a_start;
             clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
@@ -394,13 +403,26 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                  CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
                                  CLSORT_ARG(end),        CLSORT_ARG(desc),
                                  CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
-                                 CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
+                                 CLSORT_ARG(carry_off),  CLSORT_ARG(b->scratch),
                                  CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
                                  CLSORT_ARG(counter)};
             CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 21));
             size_t tiles = div_up(len, s->tile);
             CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg,
                                      seq));
+            if (carry_off && q + 1 < s->portions) {
+                cl_kernel kc;
+                CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
+                cl_uint last = (cl_uint)(tiles - 1);
+                clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
+                                      CLSORT_ARG(b->scratch), CLSORT_ARG(lb_off),
+                                      CLSORT_ARG(last),       CLSORT_ARG(b->bases),
+                                      CLSORT_ARG(carry_off)};
+                CLSORT_TRY(clsort_set_args(ctx, kc, "clsort_radix_carry", cargs, 7));
+                size_t wg = R < 64 ? R : 64;
+                CLSORT_TRY(clsort_launch(ctx, kc, "clsort_radix_carry", div_up(R, wg) * wg, wg,
+                                         seq));
+            }
         }
     }
     return CLSORT_SUCCESS;

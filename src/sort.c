@@ -109,7 +109,7 @@ static clsort_status check_request(clsort_context *ctx, request *rq, clsort_type
     job->end_bit = end;
     job->descending = o.descending != 0;
     job->algorithm = (unsigned)o.algorithm; /* AUTO is resolved by resolve_algorithm */
-    job->radix_bits = o.radix_bits ? o.radix_bits : clsort_tuned_radix_bits(&ctx->tuning, n, end - o.begin_bit);
+    job->radix_bits = o.radix_bits; /* 0: the tuned width, chosen with the shape (radix.c) */
     job->n = n;
     if (rq->mode == MODE_PAIRS) {
         if (value_size == 0 || value_size > 65536)

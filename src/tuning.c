@@ -34,6 +34,8 @@
  *                instead of radix_bits where that means fewer passes
  *                (large_min 0: never; above 8 bits only where the shape
  *                takes them)
+ *   portion_max  onesweep: the most keys per portion (0: the look-back
+ *                limit of 2^30 - 1; smaller values test the portions)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
@@ -101,18 +103,20 @@ static const tuning_row table[] = {
 };
 
 /* The shapes whose kernels take digits wider than 8 bits. */
-static bool tuning_cpu_shape(const clsort_tuning *t)
+static bool cpu_shape(const clsort_tuning *t, unsigned algorithm)
 {
-    return (t->algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank == CLSORT_RANK_SERIAL) ||
-           (t->algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg == 1);
+    return (algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank == CLSORT_RANK_SERIAL) ||
+           (algorithm == CLSORT_ALGORITHM_CLASSIC && t->cl_wg == 1);
 }
+static bool tuning_cpu_shape(const clsort_tuning *t) { return cpu_shape(t, t->algorithm); }
 
-unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits)
+unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits,
+                                 unsigned algorithm)
 {
     /* large_bits only where it saves a pass (16-bit keys take two passes
      * either way, and the narrower pair measured faster) */
     const unsigned r = t->radix_bits, w = t->large_bits;
-    if (t->large_min && w && n >= t->large_min && (w <= 8 || tuning_cpu_shape(t)) &&
+    if (t->large_min && w && n >= t->large_min && (w <= 8 || cpu_shape(t, algorithm)) &&
         (bits + w - 1) / w < (bits + r - 1) / r)
         return w;
     return r;
@@ -164,6 +168,7 @@ static const field fields[] = {
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
     F(large_bits, 0, 12, "digit width from n = large_min on, where it saves passes (above 8: CPU shapes)"),
     F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),
+    F(portion_max, 0, 0x7fffffffu, "onesweep: most keys per portion (0: 2^30 - 1, the look-back limit)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),

@@ -223,3 +223,69 @@ void test_radix_shapes(void)
         }
     }
 }
+
+void test_radix_portions(void)
+{
+    /* Inputs of several portions (portion_max far below the look-back
+     * limit of 2^30 keys): every pass after the first reads a permutation
+     * of the input, so a portion's offsets must come from the portions
+     * before it in that pass (clsort_radix_carry), not from the upfront
+     * counts. LSD and MSD order, keys, pairs and argsort, several widths. */
+    clsort_context *probe = test_context(NULL);
+    if (!probe)
+        return;
+    clsort_device_info info;
+    const bool nvidia = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
+                        strstr(info.platform_name, "NVIDIA");
+    clsort_context_release(probe);
+    const char *specs[] = {
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
+        "portion_max=3000",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "portion_max=5000",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "portion_max=1024",
+        "algorithm=onesweep,os_wg=256,os_items=8,os_rank=ballot,portion_max=8192",
+    };
+    for (size_t si = 0; si < (nvidia ? 4u : 3u); si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        static const unsigned widths[] = {0, 4, 8};
+        static const data_dist dists[] = {DATA_UNIFORM, DATA_FEW_UNIQUE, DATA_ONE_DIGIT};
+        for (size_t w = 0; w < 3; w++)
+            for (size_t d = 0; d < 3; d++) {
+                sort_case c = make(CLSORT_U32, dists[d], 20011 + 1000 * w,
+                                   (w + d) % 3 == 0 ? CHECK_KEYS
+                                                    : ((w + d) % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
+                c.opt.radix_bits = widths[w];
+                c.opt.descending = d == 1;
+                if (!sort_and_check(ctx, &c, specs[si])) {
+                    clsort_context_release(ctx);
+                    return;
+                }
+            }
+        sort_case c = make(CLSORT_U64, DATA_UNIFORM, 30011, CHECK_PAIRS);
+        c.value_size = 8;
+        if (!sort_and_check(ctx, &c, specs[si])) {
+            clsort_context_release(ctx);
+            return;
+        }
+        clsort_context_release(ctx);
+    }
+    /* large_bits is the tuned width only where the strategy that runs takes
+     * it: here the tuning's strategy (classic, CPU shape) would, but the
+     * sort asks for onesweep with work-group ranking, which keeps 8 bits */
+    const char *wide = "algorithm=classic,cl_wg=1,os_rank=local,os_wg=64,os_items=4,hist_wg=64,"
+                       "plan_wg=64,large_bits=11,large_min=4096";
+    clsort_context *ctx = test_context(wide);
+    if (!ctx)
+        return;
+    for (int a = 0; a < 2; a++) {
+        sort_case c = make(CLSORT_U32, DATA_UNIFORM, 20011, CHECK_PAIRS);
+        c.opt.algorithm = a ? CLSORT_ALGORITHM_ONESWEEP : CLSORT_ALGORITHM_CLASSIC;
+        if (!sort_and_check(ctx, &c, wide))
+            break;
+    }
+    clsort_context_release(ctx);
+}

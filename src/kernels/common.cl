@@ -173,11 +173,12 @@ CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_idx, idx_t)
 /* i over [0, n) for element-wise kernels: work-group g takes the g-th
  * contiguous chunk, its work-items stride through it by the group size, so
  * accesses are coalesced on GPUs and consecutive in PoCL's work-item loops
- * (a grid-wide stride measured 20x slower for a copy on PoCL). */
+ * (a grid-wide stride measured 20x slower for a copy on PoCL). 64-bit
+ * arithmetic, so that chunk ends near 2^32 do not wrap. */
 #define FOR_EACH_CHUNKED(i, n)                                                   \
-    for (idx_t i##_c = ((n) + get_num_groups(0) - 1) / get_num_groups(0),        \
-               i##_e = min((idx_t)(get_group_id(0) + 1) * i##_c, (idx_t)(n)),     \
-               i = (idx_t)get_group_id(0) * i##_c + get_local_id(0);             \
+    for (ulong i##_c = ((ulong)(n) + get_num_groups(0) - 1) / get_num_groups(0),  \
+               i##_e = min((ulong)(get_group_id(0) + 1) * i##_c, (ulong)(n)),     \
+               i = (ulong)get_group_id(0) * i##_c + get_local_id(0);             \
          i < i##_e; i += get_local_size(0))
 
 #define FOR_EACH_LOCAL(i, n)                                                     \

@@ -103,8 +103,8 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
     uint h[MAX_PASSES * RADIX];
     for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
         h[e] = 0;
-    for (idx_t b0 = lo; b0 < hi; b0 += 2048) {
-        const idx_t b1 = min(b0 + 2048, hi);
+    for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
+        const ulong b1 = min(b0 + 2048, (ulong)hi);
         if (want_bits)
             for (idx_t i = b0; i < b1; i++) {
                 KEY_T img = RADIX_IMAGE(keys[i]);

@@ -81,29 +81,41 @@ inline void clsort_publish_aggregate(global uint *lb, uint tile, uint d, uint ag
     LB_STORE(&lb[tile * RADIX + d], agg | (tile == 0 ? LB_PREFIX : LB_AGGREGATE));
 }
 
-/* One pass over a portion of the input: pass p of the plan where it runs in
- * LSD order, or with pass MSD_LAUNCH the pass the plan chose to run first
- * (and nothing when it chose LSD order). bases_off is the portion's row of
- * bases; the kernel adds the pass's. */
+/* The pass a launch runs: pass_arg of the plan where it runs in LSD order,
+ * or with MSD_LAUNCH the pass the plan chose to run first. Returns 0 when
+ * the launch has nothing to do. */
+inline uint clsort_launch_pass(global const uint *state, uint pass_arg, uint *pass)
+{
+    uint kind = PASS_LSD;
+    *pass = pass_arg;
+    if (pass_arg == MSD_LAUNCH) {
+        if (!state[ST_MSD])
+            return 0;
+        *pass = state[ST_MSD] - 1;
+        kind = PASS_MSD;
+    }
+    return state[ST_PASS(*pass) + ST_PASS_ACTIVE] == kind;
+}
+
+/* One pass over a portion of the input (see clsort_launch_pass). Digit d of
+ * the portion starts at bases[pass][d] (where the digit starts overall) plus
+ * carry[d], the keys of digit d in the portions before (carry_off 0: a
+ * single portion). The upfront counts per portion would not do: they count
+ * the input's portions, and every pass after the first reads a permutation
+ * of it. */
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
 void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
                            global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
                            idx_t portion_start, uint portion_len,
                            uint pass_arg, uint begin_bit, uint end_bit, uint descending,
-                           global const uint *state, global const idx_t *bases, ulong bases_off,
+                           global const uint *state, global const idx_t *bases, ulong carry_off,
                            global uint *lookback, ulong lb_off, global uint *tile_counter,
                            uint counter_idx)
 {
-    uint pass = pass_arg, kind = PASS_LSD;
-    if (pass_arg == MSD_LAUNCH) {
-        if (!state[ST_MSD])
-            return;
-        pass = state[ST_MSD] - 1;
-        kind = PASS_MSD;
-    }
-    const global uint *st = state + ST_PASS(pass);
-    if (st[ST_PASS_ACTIVE] != kind)
+    uint pass;
+    if (!clsort_launch_pass(state, pass_arg, &pass))
         return;
+    const global uint *st = state + ST_PASS(pass);
     ku += ku_off;
     vu += vu_off;
     const global KEY_T *src = SELECT_BUF(st[ST_PASS_SRC], ku, ka, kb);
@@ -115,7 +127,9 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     vsrc += portion_start;
 #endif
     src += portion_start;
-    bases += bases_off + pass * RADIX;
+    const global idx_t *carry = bases + carry_off;
+    bases += pass * RADIX;
+#define DIGIT_BASE(d) (bases[d] + (carry_off ? carry[d] : (idx_t)0))
     global uint *lb = lookback + lb_off;
     const uint shift = clsort_pass_shift(begin_bit, pass);
     const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
@@ -158,7 +172,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     uint s = 0;
     for (uint d = 0; d < RADIX; d++) {
         const uint c = h[d];
-        const idx_t p = bases[d] + clsort_lookback(lb, tile, d, c);
+        const idx_t p = DIGIT_BASE(d) + clsort_lookback(lb, tile, d, c);
         global KEY_T *ok = dst + p;
         for (uint j = 0; j < c; j++)
             ok[j] = stage_k[s + j];
@@ -209,7 +223,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint order = clsort_rank_local(ldig, CLSORT_OS_ITEMS, perm, cnt_l, scan_s);
     clsort_local_exclusive_scan(lh, RADIX, scan_s); /* lh: tile digit starts */
     FOR_EACH_LOCAL(d, RADIX)
-        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lh[d];
+        ltg[d] = DIGIT_BASE(d) + clsort_lookback(lb, tile, d, lcount[d]) - lh[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(i, cnt) {
         uint s = perm[order + i];
@@ -346,7 +360,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         if (ITEM_OK(j))
             skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
-        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
+        ltg[d] = DIGIT_BASE(d) + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
@@ -392,6 +406,20 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #undef DIG
 #undef RANK_OF
 #endif
+#undef DIGIT_BASE
+}
+
+/* After portion q of a pass: carry[d] += the portion's count of digit d,
+ * the inclusive prefix its last tile published. RADIX work-items. */
+kernel void clsort_radix_carry(global const uint *state, uint pass_arg,
+                               global const uint *lookback, ulong lb_off, uint last_tile,
+                               global idx_t *bases, ulong carry_off)
+{
+    uint pass;
+    const uint d = get_global_id(0);
+    if (d >= RADIX || !clsort_launch_pass(state, pass_arg, &pass))
+        return;
+    bases[carry_off + d] += lookback[lb_off + (ulong)last_tile * RADIX + d] & LB_VALUE;
 }
 
 #if CLSORT_OS_RANK == 0
@@ -437,9 +465,9 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
      * (the top digit's) are cleared, so its counts index below 2^width */
     const KEY_T low_mask = (KEY_T)(((KEY_T)1 << bits) - 1u);
     KEY_T any = 0, all = low_mask;
-    for (idx_t b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
-        const idx_t b1 = min(b0 + 2048, hi);
-        for (idx_t i = b0; i < b1; i++) {
+    for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
+        const ulong b1 = min(b0 + 2048, (ulong)hi);
+        for (ulong i = b0; i < b1; i++) {
             const KEY_T low = (KEY_T)(RADIX_IMAGE(ka[i]) >> begin_bit) & low_mask;
             any |= low;
             all &= low;
@@ -447,7 +475,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         for (uint j = 0; j < np; j++) {
             uint *hj = h + j * rr;
             const uint sh = begin_bit + j * rb;
-            for (idx_t i = b0; i < b1; i++)
+            for (ulong i = b0; i < b1; i++)
                 hj[(uint)((KEY_T)(RADIX_IMAGE(ka[i]) & (low_mask << begin_bit)) >> sh) &
                    (rr - 1u)]++;
         }
