@@ -359,8 +359,10 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                   const clsort_radix_job *job, const radix_shape *s,
                                   const radix_buffers *b, clsort_seq *seq)
 {
-    cl_kernel k;
+    cl_kernel k, kc = NULL;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_onesweep", &k));
+    if (s->portions > 1)
+        CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
     const size_t n = job->n, R = s->radix;
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
     cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
@@ -411,8 +413,6 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
             CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg,
                                      seq));
             if (carry_off && q + 1 < s->portions) {
-                cl_kernel kc;
-                CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
                 cl_uint last = (cl_uint)(tiles - 1);
                 clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
                                       CLSORT_ARG(b->scratch), CLSORT_ARG(lb_off),

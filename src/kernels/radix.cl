@@ -78,6 +78,15 @@ inline uint clsort_pass_mask(uint begin_bit, uint end_bit, uint p)
     return (1u << width) - 1u;
 }
 
+/* MSD order's record of which bits vary: the OR of the images and the OR of
+ * their complements (a bit varies where both have it). */
+inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
+{
+    const KEY_T img = RADIX_IMAGE(k);
+    *any |= img;
+    *anyc |= (KEY_T)~img;
+}
+
 /* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
  * counts[P][RADIX]; each work-group takes a contiguous chunk. With
  * want_bits it also ORs the keys' images, and their complements, into
@@ -106,11 +115,8 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
         if (want_bits)
-            for (idx_t i = b0; i < b1; i++) {
-                KEY_T img = RADIX_IMAGE(keys[i]);
-                any |= img;
-                anyc |= (KEY_T)~img;
-            }
+            for (idx_t i = b0; i < b1; i++)
+                clsort_note_bits(keys[i], &any, &anyc);
         for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
@@ -140,11 +146,8 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
         }
         if (want_bits)
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
-                if (base + j * CLSORT_HIST_WG + lid < hi) {
-                    KEY_T img = RADIX_IMAGE(k[j]);
-                    any |= img;
-                    anyc |= (KEY_T)~img;
-                }
+                if (base + j * CLSORT_HIST_WG + lid < hi)
+                    clsort_note_bits(k[j], &any, &anyc);
         for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
