@@ -385,14 +385,15 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
             CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 13));
             CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", R, 1, seq));
         }
-        /* Several portions: carry[d] counts digit d in the portions done */
-        const cl_ulong carry_off = s->portions > 1 ? s->carry_at : 0;
-        if (carry_off)
-            CLSORT_TRY(clsort_fill(ctx, b->bases, carry_off * s->idx_bytes, R * s->idx_bytes, seq));
+        /* Several portions: the first starts its digits at the pass's row of
+         * bases, each later one at the carry row (see clsort_radix_carry) */
+        const cl_ulong carry_off = s->carry_at;
         for (size_t q = 0; q < s->portions; q++) {
             size_t start = q * s->portion;
             cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
             cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
+            cl_ulong bases_off = q > 0 ? carry_off : msd_launch ? ~(cl_ulong)0 /* BASES_OF_PASS */
+                                                                 : (cl_ulong)p * R;
             if (q > 0) /* the pass's look-back area served the previous portion */
                 CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
             cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
@@ -405,20 +406,20 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                  CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
                                  CLSORT_ARG(end),        CLSORT_ARG(desc),
                                  CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
-                                 CLSORT_ARG(carry_off),  CLSORT_ARG(b->scratch),
+                                 CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
                                  CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
                                  CLSORT_ARG(counter)};
             CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 21));
             size_t tiles = div_up(len, s->tile);
             CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg,
                                      seq));
-            if (carry_off && q + 1 < s->portions) {
-                cl_uint last = (cl_uint)(tiles - 1);
+            if (q + 1 < s->portions) {
+                cl_uint last = (cl_uint)(tiles - 1), first = q == 0;
                 clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
-                                      CLSORT_ARG(b->scratch), CLSORT_ARG(lb_off),
-                                      CLSORT_ARG(last),       CLSORT_ARG(b->bases),
-                                      CLSORT_ARG(carry_off)};
-                CLSORT_TRY(clsort_set_args(ctx, kc, "clsort_radix_carry", cargs, 7));
+                                      CLSORT_ARG(first),      CLSORT_ARG(b->scratch),
+                                      CLSORT_ARG(lb_off),     CLSORT_ARG(last),
+                                      CLSORT_ARG(b->bases),   CLSORT_ARG(carry_off)};
+                CLSORT_TRY(clsort_set_args(ctx, kc, "clsort_radix_carry", cargs, 8));
                 size_t wg = R < 64 ? R : 64;
                 CLSORT_TRY(clsort_launch(ctx, kc, "clsort_radix_carry", div_up(R, wg) * wg, wg,
                                          seq));

@@ -58,6 +58,7 @@
 /* The pass argument of the onesweep launch that runs the MSD pass, whichever
  * pass the plan chose. */
 #define MSD_LAUNCH 0xffffffffu
+#define BASES_OF_PASS 0xffffffffffffffffUL /* onesweep's bases_off: the row of the pass run */
 
 /* A value as a pass reads it: argsort's first active pass generates the
  * indices instead of reading them. */

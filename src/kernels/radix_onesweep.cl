@@ -98,23 +98,36 @@ inline uint clsort_launch_pass(global const uint *state, uint pass_arg, uint *pa
 }
 
 /* One pass over a portion of the input (see clsort_launch_pass). Digit d of
- * the portion starts at bases[pass][d] (where the digit starts overall) plus
- * carry[d], the keys of digit d in the portions before (carry_off 0: a
- * single portion). The upfront counts per portion would not do: they count
- * the input's portions, and every pass after the first reads a permutation
- * of it. */
+ * the portion starts at bases[bases_off + d]: the plan's row of the pass
+ * (where the digit starts overall; BASES_OF_PASS: the row of the pass the
+ * plan chose, for an MSD launch) for the first portion, and for the others
+ * the carry row, which clsort_radix_carry sets to that plus the keys of digit
+ * d in the portions before. The upfront counts per portion would not do: they
+ * count the input's portions, and every pass after the first reads a
+ * permutation of it. */
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
 void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
                            global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
                            idx_t portion_start, uint portion_len,
                            uint pass_arg, uint begin_bit, uint end_bit, uint descending,
-                           global const uint *state, global const idx_t *bases, ulong carry_off,
+                           global const uint *state, global const idx_t *bases, ulong bases_off,
                            global uint *lookback, ulong lb_off, global uint *tile_counter,
                            uint counter_idx)
 {
+#if CLSORT_OS_RANK == 0
     uint pass;
     if (!clsort_launch_pass(state, pass_arg, &pass))
         return;
+    bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
+#else
+    /* MSD order is the serial shape's alone (radix.c): the pass is the
+     * argument, which keeps shift and mask in kernel parameters (deriving
+     * it from state measured 7% slower per pass on the H100) */
+    const uint pass = pass_arg;
+    if (state[ST_PASS(pass) + ST_PASS_ACTIVE] != PASS_LSD)
+        return;
+    bases += bases_off;
+#endif
     const global uint *st = state + ST_PASS(pass);
     ku += ku_off;
     vu += vu_off;
@@ -127,9 +140,6 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     vsrc += portion_start;
 #endif
     src += portion_start;
-    const global idx_t *carry = bases + carry_off;
-    bases += pass * RADIX;
-#define DIGIT_BASE(d) (bases[d] + (carry_off ? carry[d] : (idx_t)0))
     global uint *lb = lookback + lb_off;
     const uint shift = clsort_pass_shift(begin_bit, pass);
     const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
@@ -172,7 +182,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     uint s = 0;
     for (uint d = 0; d < RADIX; d++) {
         const uint c = h[d];
-        const idx_t p = DIGIT_BASE(d) + clsort_lookback(lb, tile, d, c);
+        const idx_t p = bases[d] + clsort_lookback(lb, tile, d, c);
         global KEY_T *ok = dst + p;
         for (uint j = 0; j < c; j++)
             ok[j] = stage_k[s + j];
@@ -223,7 +233,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint order = clsort_rank_local(ldig, CLSORT_OS_ITEMS, perm, cnt_l, scan_s);
     clsort_local_exclusive_scan(lh, RADIX, scan_s); /* lh: tile digit starts */
     FOR_EACH_LOCAL(d, RADIX)
-        ltg[d] = DIGIT_BASE(d) + clsort_lookback(lb, tile, d, lcount[d]) - lh[d];
+        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lh[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(i, cnt) {
         uint s = perm[order + i];
@@ -360,7 +370,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         if (ITEM_OK(j))
             skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
-        ltg[d] = DIGIT_BASE(d) + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
+        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
@@ -406,12 +416,13 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #undef DIG
 #undef RANK_OF
 #endif
-#undef DIGIT_BASE
 }
 
-/* After portion q of a pass: carry[d] += the portion's count of digit d,
- * the inclusive prefix its last tile published. RADIX work-items. */
-kernel void clsort_radix_carry(global const uint *state, uint pass_arg,
+/* After portion q of a pass (not the last): the carry row, where digit d of
+ * portion q + 1 starts, becomes where it starts in portion q (the pass's row
+ * of bases for q = 0) plus portion q's count of digit d, the inclusive
+ * prefix its last tile published. RADIX work-items. */
+kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint first,
                                global const uint *lookback, ulong lb_off, uint last_tile,
                                global idx_t *bases, ulong carry_off)
 {
@@ -419,7 +430,8 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg,
     const uint d = get_global_id(0);
     if (d >= RADIX || !clsort_launch_pass(state, pass_arg, &pass))
         return;
-    bases[carry_off + d] += lookback[lb_off + (ulong)last_tile * RADIX + d] & LB_VALUE;
+    const idx_t from = first ? bases[(ulong)pass * RADIX + d] : bases[carry_off + d];
+    bases[carry_off + d] = from + (lookback[lb_off + (ulong)last_tile * RADIX + d] & LB_VALUE);
 }
 
 #if CLSORT_OS_RANK == 0
