@@ -92,8 +92,9 @@ stage_cputune() {
 }
 
 stage_cpushapes() {
+    wait # the background compiles of stage_build would slow the first variant
     log "CPU shapes (PoCL): LSD and MSD order, digit widths (CPU_TUNINGS), and ips4o, same seed"
-    for t in "" ${CPU_TUNINGS:-msd=0,large_min=0 msd=1,large_min=0 msd=1,radix_bits=11,large_min=0 msd=1,os_items=131072}; do
+    for t in "" ${CPU_TUNINGS:-msd=0 msd=1,radix_bits=11 msd=1,large_bits=11,large_min=2097152 msd=1,os_items=131072}; do
         echo "--- tuning: ${t:-tuned}"
         ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --no-qsort --profile \
             --seed $SEED ${t:+--tuning $t} 2>&1 | grep -v "^device"
@@ -104,6 +105,7 @@ stage_cpushapes() {
 }
 
 stage_cpu() {
+    wait
     log "clsort on the CPU (PoCL)"
     ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy --profile --seed $SEED \
         --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
