@@ -19,6 +19,10 @@
 
 /* Look-back counts are 30 bits: portions stay below 2^30 keys. */
 #define PORTION_LIMIT ((1u << 30) - 1u)
+/* as in radix.cl: onesweep's pass argument for MSD order's top pass, and its
+ * bases_off for "the row of the pass the plan chose" */
+#define MSD_LAUNCH 0xffffffffu
+#define BASES_OF_PASS (~(cl_ulong)0)
 
 typedef struct radix_shape {
     unsigned r, radix, passes, max_passes;
@@ -355,6 +359,63 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
     return clsort_launch(ctx, k, "clsort_radix_prologue", s->plan_wg, s->plan_wg, seq);
 }
 
+/* One onesweep launch per portion for pass p (pass_arg: p, or MSD_LAUNCH for
+ * the pass the plan chooses, which uses pass 0's counters and look-back
+ * area: the LSD launches then do nothing). After each portion but the last,
+ * clsort_radix_carry sets the carry row to where the next portion's digits
+ * start, and the next portion takes its bases from there. */
+static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kernel kc,
+                                       const clsort_radix_job *job, const radix_shape *s,
+                                       const radix_buffers *b, cl_uint pass_arg, clsort_seq *seq)
+{
+    const size_t n = job->n, R = s->radix;
+    const cl_uint p = pass_arg == MSD_LAUNCH ? 0 : pass_arg;
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, carry_off = s->carry_at;
+    cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
+    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
+    for (size_t q = 0; q < s->portions; q++) {
+        size_t start = q * s->portion;
+        cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
+        cl_ulong bases_off = q > 0                     ? carry_off
+                             : pass_arg == MSD_LAUNCH ? BASES_OF_PASS
+                                                      : (cl_ulong)p * R;
+        if (q > 0) /* the pass's look-back area served the previous portion */
+            CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
+        cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
+        idx_arg a_start;
+        clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
+                             CLSORT_ARG(b->ka),      CLSORT_ARG(b->kb),
+                             CLSORT_ARG(b->vu),      CLSORT_ARG(vu_off),
+                             CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),
+                             idx_of(s, &a_start, start), CLSORT_ARG(len),
+                             CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
+                             CLSORT_ARG(end),        CLSORT_ARG(desc),
+                             CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
+                             CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
+                             CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
+                             CLSORT_ARG(counter)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 21));
+        size_t tiles = div_up(len, s->tile);
+        CLSORT_TRY(
+            clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg, seq));
+        if (q + 1 < s->portions) {
+            cl_uint last = (cl_uint)(tiles - 1), first = q == 0;
+            clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
+                                  CLSORT_ARG(first),      CLSORT_ARG(b->scratch),
+                                  CLSORT_ARG(lb_off),     CLSORT_ARG(last),
+                                  CLSORT_ARG(b->bases),   CLSORT_ARG(carry_off)};
+            CLSORT_TRY(clsort_set_args(ctx, kc, "clsort_radix_carry", cargs, 8));
+            size_t wg = R < 64 ? R : 64;
+            CLSORT_TRY(
+                clsort_launch(ctx, kc, "clsort_radix_carry", div_up(R, wg) * wg, wg, seq));
+        }
+    }
+    return CLSORT_SUCCESS;
+}
+
+/* With s->msd, first MSD order's launches: the top pass, then the buckets
+ * (both do nothing when the plan chose LSD order), then the LSD passes
+ * (which do nothing when it chose MSD order). */
 static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                   const clsort_radix_job *job, const radix_shape *s,
                                   const radix_buffers *b, clsort_seq *seq)
@@ -363,69 +424,23 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_onesweep", &k));
     if (s->portions > 1)
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
-    const size_t n = job->n, R = s->radix;
-    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
-    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
-    /* With s->msd, first the launches of MSD order (they do nothing when the
-     * plan chose LSD order; the LSD launches do nothing when it chose MSD
-     * order, so the MSD pass can use pass 0's counters and look-back area). */
-    for (cl_uint i = s->msd ? 0 : 1; i <= s->passes; i++) {
-        const bool msd_launch = i == 0;
-        const cl_uint p = msd_launch ? 0 : i - 1;
-        const cl_uint pass_arg = msd_launch ? 0xffffffffu : p; /* MSD_LAUNCH */
-        if (i == 1 && s->msd) {
-            cl_kernel kbk;
-            CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
-            idx_arg a_n;
-            clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                                  CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
-                                  CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, n),
-                                  CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
-                                  CLSORT_ARG(b->bases)};
-            CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 13));
-            CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", R, 1, seq));
-        }
-        /* Several portions: the first starts its digits at the pass's row of
-         * bases, each later one at the carry row (see clsort_radix_carry) */
-        const cl_ulong carry_off = s->carry_at;
-        for (size_t q = 0; q < s->portions; q++) {
-            size_t start = q * s->portion;
-            cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
-            cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
-            cl_ulong bases_off = q > 0 ? carry_off : msd_launch ? ~(cl_ulong)0 /* BASES_OF_PASS */
-                                                                 : (cl_ulong)p * R;
-            if (q > 0) /* the pass's look-back area served the previous portion */
-                CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
-            cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
-            idx_arg a_start;
-            clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
-                                 CLSORT_ARG(b->ka),      CLSORT_ARG(b->kb),
-                                 CLSORT_ARG(b->vu),      CLSORT_ARG(vu_off),
-                                 CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),
-                                 idx_of(s, &a_start, start), CLSORT_ARG(len),
-                                 CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
-                                 CLSORT_ARG(end),        CLSORT_ARG(desc),
-                                 CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
-                                 CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
-                                 CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
-                                 CLSORT_ARG(counter)};
-            CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 21));
-            size_t tiles = div_up(len, s->tile);
-            CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg,
-                                     seq));
-            if (q + 1 < s->portions) {
-                cl_uint last = (cl_uint)(tiles - 1), first = q == 0;
-                clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
-                                      CLSORT_ARG(first),      CLSORT_ARG(b->scratch),
-                                      CLSORT_ARG(lb_off),     CLSORT_ARG(last),
-                                      CLSORT_ARG(b->bases),   CLSORT_ARG(carry_off)};
-                CLSORT_TRY(clsort_set_args(ctx, kc, "clsort_radix_carry", cargs, 8));
-                size_t wg = R < 64 ? R : 64;
-                CLSORT_TRY(clsort_launch(ctx, kc, "clsort_radix_carry", div_up(R, wg) * wg, wg,
-                                         seq));
-            }
-        }
+    if (s->msd) {
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, seq));
+        cl_kernel kbk;
+        CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
+        cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+        cl_uint begin = job->begin_bit, desc = job->descending;
+        idx_arg a_n;
+        clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                              CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
+                              CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, job->n),
+                              CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
+                              CLSORT_ARG(b->bases)};
+        CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 13));
+        CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq));
     }
+    for (cl_uint p = 0; p < s->passes; p++)
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, p, seq));
     return CLSORT_SUCCESS;
 }
 

@@ -347,7 +347,6 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
                  "cl_wg=1)", t->radix_bits);
         return CLSORT_ERROR_INVALID_TUNING;
     }
-
     if (t->os_rank == CLSORT_RANK_LOCAL && (uint64_t)t->os_wg * t->os_items > 65536) {
         snprintf(err, errsize, "os_rank=local needs os_wg * os_items <= 65536");
         return CLSORT_ERROR_INVALID_TUNING;

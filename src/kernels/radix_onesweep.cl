@@ -473,8 +473,9 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     uint h[IN_MAX_PASSES * RADIX];
     for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
-    /* the bucket's bits, shifted down: the last digit's bits above `bits`
-     * (the top digit's) are cleared, so its counts index below 2^width */
+    /* in-bucket digit j: bits [begin_bit + j rb, ...) below the top digit's */
+#define IN_SHIFT(j) (begin_bit + (j) * rb)
+#define IN_MASK(j) ((1u << min(rb, bits - (j) * rb)) - 1u)
     const KEY_T low_mask = (KEY_T)(((KEY_T)1 << bits) - 1u);
     KEY_T any = 0, all = low_mask;
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
@@ -486,10 +487,9 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         }
         for (uint j = 0; j < np; j++) {
             uint *hj = h + j * rr;
-            const uint sh = begin_bit + j * rb;
+            const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
             for (ulong i = b0; i < b1; i++)
-                hj[(uint)((KEY_T)(RADIX_IMAGE(ka[i]) & (low_mask << begin_bit)) >> sh) &
-                   (rr - 1u)]++;
+                hj[DIGIT_OF(ka[i], shift, mask, flip)]++;
         }
     }
     /* the passes whose digit varies inside the bucket */
@@ -515,15 +515,11 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         const global VAL_T *vsrc = (a & 1) ? va : vb;
         global VAL_T *vdst = a == k ? vu : ((a & 1) ? vb : va);
 #endif
-        const uint shift = begin_bit + j * rb;
-        const uint mask = (1u << min(rb, bits - j * rb)) - 1u;
-        const uint flip = descending ? mask : 0u;
-        /* counts were taken without the flip: a flipped digit's count is
-         * the count of its complement within the mask */
+        const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
         idx_t run = lo;
         for (uint e = 0; e <= mask; e++) {
             pos[e] = run;
-            run += h[j * rr + (e ^ flip)];
+            run += h[j * rr + e];
         }
         for (idx_t i = lo; i < hi; i++) {
             KEY_T key = src[i];
@@ -534,5 +530,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #endif
         }
     }
+#undef IN_SHIFT
+#undef IN_MASK
 }
 #endif
