@@ -32,7 +32,14 @@ typedef struct clsort_device_facts {
 
 /* ------------------------------------------------------------------ tuning */
 
-enum { CLSORT_RANK_SERIAL = 0, CLSORT_RANK_LOCAL = 1, CLSORT_RANK_MATCH = 2 };
+enum {
+    CLSORT_RANK_SERIAL = 0,
+    CLSORT_RANK_LOCAL = 1,
+    CLSORT_RANK_MATCH = 2, /* this and above: NVIDIA's warp rankings */
+    CLSORT_RANK_BALLOT = 3,
+    CLSORT_RANK_ATOMIC_OR = 4,
+    CLSORT_RANK_COUNT
+};
 
 /* Every tuned number of the library (see tuning.c for the table and the
  * meaning of each field). */
@@ -41,6 +48,7 @@ typedef struct clsort_tuning {
     unsigned radix_bits; /* r */
     unsigned os_wg, os_items, os_rank;
     unsigned os_items_pairs; /* os_items when values are carried (0: os_items) */
+    unsigned os_rank_pairs;  /* NVIDIA: 1 + the warp ranking when values are carried (0: os_rank) */
     unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
     unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
     unsigned plan_wg;

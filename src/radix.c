@@ -68,7 +68,9 @@ static size_t os_local_bytes(const radix_shape *s, unsigned items)
                R * ib + scan_words(s->os_wg) * 4 + 4;
     default: {
         size_t sb = s->key_bytes > s->val_bytes ? s->key_bytes : s->val_bytes;
-        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up((s->os_wg / 32) * R * 4, 16) * 16;
+        /* the warps' counters (and, for atomic_or, their digit masks) */
+        size_t wh_words = (s->os_wg / 32) * R * (s->rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
+        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
         return (stage > wh ? stage : wh) + R * 8 + R * ib + scan_words(s->os_wg) * 4 + 4;
     }
     }
@@ -124,7 +126,7 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
                            "work-groups",
                            s->r);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
-        s->rank = t->os_rank;
+        s->rank = s->val_bytes && t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
         s->os_wg = t->os_wg;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         /* Fewer keys per work-item until the kernel's local memory fits. */

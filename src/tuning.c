@@ -13,9 +13,13 @@
  *   os_wg        onesweep work-group size (1 for the CPU shape)
  *   os_items     onesweep keys per work-item (the tile is os_wg * os_items)
  *   os_items_pairs  os_items for sorts that carry values (0: os_items)
+ *   os_rank_pairs   the warp ranking for sorts that carry values (same:
+ *                os_rank; NVIDIA's warp rankings only; a spec that sets
+ *                os_rank without it sets it to same)
  *   os_rank      how onesweep ranks a tile: serial (os_wg 1), local
  *                (portable local memory), match (NVIDIA match.any), ballot
- *                (NVIDIA, one vote.ballot per digit bit)
+ *                (NVIDIA, one vote.ballot per digit bit), atomic_or (NVIDIA,
+ *                one local atomic_or per key into the warp's digit masks)
  *   cl_wg        classic count/scatter work-group size (1 for the CPU shape)
  *   cl_items     classic keys per work-item in a scatter tile
  *   cl_groups    classic work-groups per compute unit
@@ -65,10 +69,10 @@ typedef struct tuning_row {
 #define ONESWEEP CLSORT_ALGORITHM_ONESWEEP
 #define CLASSIC CLSORT_ALGORITHM_CLASSIC
 static const tuning_row table[] = {
-    {"NVIDIA GPUs: onesweep with ballot ranking (`clsort tune` on an H100)", 1,
+    {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs (H100, measured)", 1,
      CLSORT_VENDOR_NVIDIA, NULL,
-     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 20, .os_rank = 3,
-      .os_items_pairs = 16,
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 20,
+      .os_rank = CLSORT_RANK_ATOMIC_OR, .os_items_pairs = 16, .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 16384, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
@@ -158,8 +162,12 @@ static const field fields[] = {
     F(radix_bits, 1, 12, "digit width r of each pass (above 8: CPU shapes only)"),
     F(os_wg, 1, 1024, "onesweep work-group size (1: CPU shape)"),
     F(os_items, 1, 1u << 20, "onesweep keys per work-item (tile = os_wg * os_items)"),
-    F(os_rank, 0, 3, "onesweep tile ranking: serial, local, match or ballot"),
+    F(os_rank, 0, CLSORT_RANK_COUNT - 1,
+      "onesweep tile ranking: serial, local, match, ballot or atomic_or"),
     F(os_items_pairs, 0, 1u << 20, "os_items when values are carried (0: same as os_items)"),
+    F(os_rank_pairs, 0, CLSORT_RANK_COUNT,
+      "NVIDIA: match, ballot or atomic_or when values are carried (same: os_rank; a spec that "
+      "sets os_rank alone sets this to same)"),
     F(cl_wg, 1, 1024, "classic count/scatter work-group size (1: CPU shape)"),
     F(cl_items, 1, 64, "classic keys per work-item in a scatter tile"),
     F(cl_groups, 1, 64, "classic work-groups per compute unit"),
@@ -189,7 +197,8 @@ static const field fields[] = {
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 static const char *const algorithm_names[] = {NULL, "onesweep", "classic"};
-static const char *const rank_names[] = {"serial", "local", "match", "ballot"};
+static const char *const rank_names[CLSORT_RANK_COUNT] = {"serial", "local", "match", "ballot",
+                                                          "atomic_or"};
 
 const char *clsort_tuning_keys(void)
 {
@@ -218,11 +227,23 @@ static bool parse_value(const field *fd, const char *v, size_t vlen, unsigned *o
             }
     }
     if (!strcmp(fd->key, "os_rank")) {
-        for (unsigned i = 0; i < 4; i++)
+        for (unsigned i = 0; i < CLSORT_RANK_COUNT; i++)
             if (!strcmp(buf, rank_names[i])) {
                 *out = i;
                 return true;
             }
+    }
+    if (!strcmp(fd->key, "os_rank_pairs")) { /* same, or 1 + a rank */
+        if (!strcmp(buf, "same")) {
+            *out = 0;
+            return true;
+        }
+        for (unsigned i = 0; i < CLSORT_RANK_COUNT; i++)
+            if (!strcmp(buf, rank_names[i])) {
+                *out = i + 1;
+                return true;
+            }
+        return false;
     }
     char *end = NULL;
     unsigned long x = strtoul(buf, &end, 0);
@@ -237,6 +258,7 @@ static bool parse_value(const field *fd, const char *v, size_t vlen, unsigned *o
 clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize)
 {
     clsort_tuning tmp = *t;
+    bool rank_set = false, pairs_rank_set = false;
     const char *p = spec;
     while (p && *p) {
         while (*p == ',' || *p == ' ')
@@ -267,8 +289,14 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
             return CLSORT_ERROR_INVALID_TUNING;
         }
         *(unsigned *)((char *)&tmp + fd->offset) = v;
+        rank_set |= !strcmp(fd->key, "os_rank");
+        pairs_rank_set |= !strcmp(fd->key, "os_rank_pairs");
         p = end;
     }
+    /* a spec that names the ranking means it for pairs too, unless it names
+     * the pairs' own */
+    if (rank_set && !pairs_rank_set)
+        tmp.os_rank_pairs = 0;
     *t = tmp;
     return CLSORT_SUCCESS;
 }
@@ -283,9 +311,12 @@ size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
         if (!strcmp(fields[i].key, "algorithm") && v >= 1 && v <= 2)
             w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%s", i ? "," : "", fields[i].key,
                          algorithm_names[v]);
-        else if (!strcmp(fields[i].key, "os_rank") && v <= 3)
+        else if (!strcmp(fields[i].key, "os_rank") && v < CLSORT_RANK_COUNT)
             w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%s", i ? "," : "", fields[i].key,
                          rank_names[v]);
+        else if (!strcmp(fields[i].key, "os_rank_pairs") && v <= CLSORT_RANK_COUNT)
+            w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%s", i ? "," : "", fields[i].key,
+                         v ? rank_names[v - 1] : "same");
         else
             w = snprintf(tmp + len, sizeof tmp - len, "%s%s=%u", i ? "," : "", fields[i].key, v);
         len += (size_t)w;
@@ -329,6 +360,12 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
     }
     if (t->os_rank != CLSORT_RANK_SERIAL && t->os_wg == 1) {
         snprintf(err, errsize, "os_wg=1 needs os_rank=serial");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if (t->os_rank_pairs &&
+        (t->os_rank < CLSORT_RANK_MATCH || t->os_rank_pairs - 1 < CLSORT_RANK_MATCH)) {
+        snprintf(err, errsize, "os_rank_pairs chooses between the warp rankings (match, ballot, "
+                 "atomic_or) and needs os_rank to be one of them");
         return CLSORT_ERROR_INVALID_TUNING;
     }
     if (t->os_rank >= CLSORT_RANK_MATCH) {

@@ -84,6 +84,7 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
     static const char *const nvidia[] = {
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match",
         "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot",
+        "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or",
     };
     size_t k = 0;
     const char *env = getenv("CLSORT_TEST_SHAPES");

@@ -290,7 +290,7 @@ void test_tuning_spec(void)
     clsort_context *ctx = test_context(NULL);
     if (!ctx)
         return;
-    char before[512], after[512];
+    char before[1024], after[1024];
     clsort_context_get_tuning(ctx, before, sizeof before);
     CHECK(strstr(before, "radix_bits="), "tuning text: %s", before);
     CHECK(clsort_context_set_tuning(ctx, "radix_bits=4,algorithm=classic") == CLSORT_SUCCESS,
@@ -303,8 +303,30 @@ void test_tuning_spec(void)
     CHECK(clsort_context_set_tuning(ctx, "os_wg=100000") == CLSORT_ERROR_INVALID_TUNING, "limit");
     CHECK(clsort_context_set_tuning(ctx, "os_rank=serial,os_wg=64") == CLSORT_ERROR_INVALID_TUNING,
           "serial needs one work-item");
+    /* the warp rankings by name: NVIDIA only, in warps (os_wg 48 is refused
+     * everywhere, for one reason or the other) */
+    CHECK(clsort_context_set_tuning(ctx, "os_rank=atomic_or,os_wg=48") ==
+              CLSORT_ERROR_INVALID_TUNING, "atomic_or with 48 work-items");
+    CHECK(strstr(clsort_context_last_error(ctx), "os_rank=atomic_or"), "message names the rank: %s",
+          clsort_context_last_error(ctx));
+    /* the pairs' ranking: a name or "same", and only between warp rankings */
+    CHECK(clsort_context_set_tuning(ctx, "os_rank_pairs=bogus") == CLSORT_ERROR_INVALID_TUNING,
+          "pairs rank by name");
+    CHECK(clsort_context_set_tuning(ctx, "os_rank=local,os_wg=64,os_rank_pairs=ballot") ==
+              CLSORT_ERROR_INVALID_TUNING, "pairs rank needs a warp ranking");
+    CHECK(strstr(clsort_context_last_error(ctx), "os_rank_pairs"), "message names the key: %s",
+          clsort_context_last_error(ctx));
+    /* naming the ranking alone means it for pairs too */
+    CHECK(clsort_context_set_tuning(ctx, "os_rank=local,os_wg=64,os_items=8") == CLSORT_SUCCESS,
+          "local: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "os_rank_pairs=same"), "pairs follow os_rank: %s", after);
+    CHECK(clsort_context_set_tuning(ctx, "radix_bits=4,algorithm=classic") == CLSORT_SUCCESS,
+          "back: %s", clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
     CHECK(strstr(after, "radix_bits=4"), "a failed set changes nothing: %s", after);
+    CHECK(strstr(after, "os_rank_pairs="), "pairs rank listed: %s", after);
     CHECK(clsort_context_set_tuning(ctx, NULL) == CLSORT_SUCCESS, "restore");
     clsort_context_get_tuning(ctx, after, sizeof after);
     CHECK(!strcmp(before, after), "restored: %s vs %s", before, after);

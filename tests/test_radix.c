@@ -246,8 +246,9 @@ void test_radix_portions(void)
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
         "portion_max=1024",
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=ballot,portion_max=8192",
+        "algorithm=onesweep,os_wg=128,os_items=16,os_rank=atomic_or,portion_max=8192",
     };
-    for (size_t si = 0; si < (nvidia ? 4u : 3u); si++) {
+    for (size_t si = 0; si < (nvidia ? 5u : 3u); si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;

@@ -306,11 +306,11 @@ static size_t default_candidates(const clsort_device_info *d, char specs[][128],
     if (d->is_gpu && strstr(d->platform_name, "NVIDIA")) {
         static const unsigned wgs[] = {256, 384, 512};
         static const unsigned items[] = {8, 12, 16, 20, 24};
-        static const char *const ranks[] = {"ballot", "match"};
-        for (int r = 0; r < 2; r++)
+        static const char *const ranks[] = {"ballot", "match", "atomic_or"};
+        for (int r = 0; r < 3; r++)
             for (int w = 0; w < 3; w++)
                 for (int i = 0; i < 5 && k < cap; i++)
-                    snprintf(specs[k++], 128, "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u",
+                    snprintf(specs[k++], 128, "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u,os_items_pairs=0",
                              ranks[r], wgs[w], items[i]);
     } else if (d->is_gpu) {
         static const unsigned wgs[] = {128, 256};

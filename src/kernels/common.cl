@@ -242,6 +242,12 @@ inline uint clsort_match_ballot(uint v, uint bits)
     }
     return m;
 }
+/* The warp's lanes meet here, and their local memory accesses before it
+ * are seen by all of them after it (__syncwarp). */
+inline void clsort_warp_sync(void)
+{
+    asm volatile("bar.warp.sync 0xffffffff;" ::: "memory");
+}
 inline uint clsort_shfl(uint v, uint lane)
 {
     uint r;

@@ -24,8 +24,10 @@
  *   CLSORT_OS_ITEMS  keys per work-item (with CLSORT_OS_WG 1: the tile size)
  *   CLSORT_OS_RANK   how a tile is ranked: 0 serial (one work-item per
  *                    work-group, CPUs), 1 local-memory counting sort of 4-bit
- *                    sub-digits (portable), 2 warp match.any and 3 one warp
- *                    ballot per digit bit, both through inline PTX (NVIDIA)
+ *                    sub-digits (portable), 2 warp match.any, 3 one warp
+ *                    ballot per digit bit, 4 one local atomic_or per key
+ *                    into the warp's digit masks, all three through inline
+ *                    PTX (NVIDIA)
  */
 #if !defined(CLSORT_OS_WG) || !defined(CLSORT_OS_ITEMS) || !defined(CLSORT_OS_RANK)
 #error "radix_onesweep.cl needs CLSORT_OS_WG, CLSORT_OS_ITEMS and CLSORT_OS_RANK"
@@ -34,7 +36,7 @@
 #error "serial ranking (CLSORT_OS_RANK 0) needs CLSORT_OS_WG 1"
 #endif
 #if CLSORT_OS_RANK >= 2 && (!CLSORT_NVIDIA || CLSORT_OS_WG % 32 != 0)
-#error "warp ranking (CLSORT_OS_RANK 2, 3) needs NVIDIA and a work-group size that is a multiple of 32"
+#error "warp ranking (CLSORT_OS_RANK 2 to 4) needs NVIDIA and a work-group size that is a multiple of 32"
 #endif
 
 #define OS_TILE (CLSORT_OS_WG * CLSORT_OS_ITEMS)
@@ -249,9 +251,15 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #define WARPS (CLSORT_OS_WG / 32)
 #define STAGE_BYTES (CLSORT_KEY_BYTES > CLSORT_VAL_BYTES ? CLSORT_KEY_BYTES : CLSORT_VAL_BYTES)
 #define STAGE_U128 ((OS_TILE * STAGE_BYTES + 15) / 16)
-#define WH_U128 ((WARPS * RADIX * 4 + 15) / 16)
-    /* The warps' counters are dead once the tile is ranked: the staging of
-     * the sorted tile reuses their memory (16-byte aligned for uint4 values). */
+#if CLSORT_OS_RANK == 4
+#define WH_WORDS (2 * WARPS * RADIX) /* counters, then digit masks */
+#else
+#define WH_WORDS (WARPS * RADIX)
+#endif
+#define WH_U128 ((WH_WORDS * 4 + 15) / 16)
+    /* The warps' counters (and masks) are dead once the tile is ranked: the
+     * staging of the sorted tile reuses their memory (16-byte aligned for
+     * uint4 values). */
     local uint4 stage[STAGE_U128 > WH_U128 ? STAGE_U128 : WH_U128];
     local uint *lwh = (local uint *)stage;
     local uint lstart[RADIX], lcount[RADIX];
@@ -263,7 +271,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     local uint *wh = lwh + warp * RADIX;
     if (lid == 0)
         tile_l = atomic_inc(&tile_counter[counter_idx]);
-    FOR_EACH_LOCAL(e, WARPS * RADIX)
+    FOR_EACH_LOCAL(e, WH_WORDS)
         lwh[e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tile = tile_l;
@@ -341,13 +349,22 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
      * never written. */
     uint rk[(CLSORT_OS_ITEMS + 1) / 2];
     const uint le_mask = clsort_lanemask_le();
+#if CLSORT_OS_RANK == 4
+    /* the warp's digit masks (zero between keys): each lane sets its bit in
+     * its digit's mask, and after the warp meets, the mask is its peers */
+    volatile local uint *wm = lwh + WARPS * RADIX + warp * RADIX;
+#endif
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
         const uint d = ITEM_OK(j) ? DIG(keys[j]) : RADIX - 1;
 #if CLSORT_OS_RANK == 2
         uint peers = clsort_match_any(d);
-#else
+#elif CLSORT_OS_RANK == 3
         uint peers = clsort_match_ballot(d, CLSORT_RADIX_BITS);
+#else
+        atomic_or(&wm[d], 1u << lane);
+        clsort_warp_sync();
+        uint peers = wm[d];
 #endif
         uint leader = 31 - clz(peers);
         uint below = popcount(peers & le_mask);
@@ -355,6 +372,16 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         if (lane == leader)
             off = atomic_add(&wh[d], below);
         uint r = clsort_shfl(off, leader) + below - 1;
+#if CLSORT_OS_RANK == 4
+        /* every lane has read its mask (the shuffle waited for them all;
+         * the empty asm keeps the compiler from moving the store above it,
+         * as CUB's WARP_MATCH_ATOMIC_OR relies on): the leader clears it
+         * for the next key */
+        asm volatile("" ::: "memory");
+        if (lane == leader)
+            wm[d] = 0;
+        clsort_warp_sync();
+#endif
         if (j & 1)
             rk[j / 2] |= r << 16;
         else
@@ -415,6 +442,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #undef ITEM_OK
 #undef DIG
 #undef RANK_OF
+#undef WH_WORDS
 #endif
 }
 
