@@ -49,6 +49,7 @@ typedef struct clsort_tuning {
     unsigned os_wg, os_items, os_rank;
     unsigned os_items_pairs; /* os_items when values are carried (0: os_items) */
     unsigned os_rank_pairs;  /* NVIDIA: 1 + the warp ranking when values are carried (0: os_rank) */
+    unsigned os_wg_wide, os_items_wide; /* keys of 8 bytes, with or without values (0: the above) */
     unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
     unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
     unsigned plan_wg;

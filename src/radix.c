@@ -129,6 +129,10 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
         s->rank = s->val_bytes && t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
         s->os_wg = t->os_wg;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
+        if (s->key_bytes == 8) { /* the shape for 8-byte keys, where the tuning has one */
+            s->os_wg = t->os_wg_wide ? t->os_wg_wide : s->os_wg;
+            items = t->os_items_wide ? t->os_items_wide : items;
+        }
         /* Fewer keys per work-item until the kernel's local memory fits. */
         while (items > 1 && os_local_bytes(s, items) > lmem)
             items--;

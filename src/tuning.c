@@ -16,6 +16,10 @@
  *   os_rank_pairs   the warp ranking for sorts that carry values (same:
  *                os_rank; NVIDIA's warp rankings only; a spec that sets
  *                os_rank without it sets it to same)
+ *   os_wg_wide, os_items_wide  keys of 8 bytes: the onesweep work-group
+ *                size and keys per work-item, for keys alone and pairs alike
+ *                (0: os_wg, and os_items or os_items_pairs); a spec that sets
+ *                os_wg or os_items without them sets them to 0
  *   os_rank      how onesweep ranks a tile: serial (os_wg 1), local
  *                (portable local memory), match (NVIDIA match.any), ballot
  *                (NVIDIA, one vote.ballot per digit bit), atomic_or (NVIDIA,
@@ -73,6 +77,7 @@ static const tuning_row table[] = {
      CLSORT_VENDOR_NVIDIA, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 20,
       .os_rank = CLSORT_RANK_ATOMIC_OR, .os_items_pairs = 16, .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
+      .os_wg_wide = 256, .os_items_wide = 24,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 16384, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
@@ -165,6 +170,11 @@ static const field fields[] = {
     F(os_rank, 0, CLSORT_RANK_COUNT - 1,
       "onesweep tile ranking: serial, local, match, ballot or atomic_or"),
     F(os_items_pairs, 0, 1u << 20, "os_items when values are carried (0: same as os_items)"),
+    F(os_wg_wide, 0, 1024,
+      "onesweep work-group size for 8-byte keys (0: os_wg; a spec that sets os_wg alone sets this to 0)"),
+    F(os_items_wide, 0, 1u << 20,
+      "onesweep keys per work-item for 8-byte keys, alone or with values (0: os_items, os_items_pairs; "
+      "a spec that sets os_items alone sets this to 0)"),
     F(os_rank_pairs, 0, CLSORT_RANK_COUNT,
       "NVIDIA: match, ballot or atomic_or when values are carried (same: os_rank; a spec that "
       "sets os_rank alone sets this to same)"),
@@ -258,7 +268,8 @@ static bool parse_value(const field *fd, const char *v, size_t vlen, unsigned *o
 clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize)
 {
     clsort_tuning tmp = *t;
-    bool rank_set = false, pairs_rank_set = false;
+    bool rank_set = false, pairs_rank_set = false, wg_set = false, wg_wide_set = false,
+         items_set = false, items_wide_set = false;
     const char *p = spec;
     while (p && *p) {
         while (*p == ',' || *p == ' ')
@@ -291,12 +302,20 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
         *(unsigned *)((char *)&tmp + fd->offset) = v;
         rank_set |= !strcmp(fd->key, "os_rank");
         pairs_rank_set |= !strcmp(fd->key, "os_rank_pairs");
+        wg_set |= !strcmp(fd->key, "os_wg");
+        wg_wide_set |= !strcmp(fd->key, "os_wg_wide");
+        items_set |= !strcmp(fd->key, "os_items");
+        items_wide_set |= !strcmp(fd->key, "os_items_wide");
         p = end;
     }
-    /* a spec that names the ranking means it for pairs too, unless it names
-     * the pairs' own */
+    /* a spec that names the ranking or the shape means it for pairs and
+     * 8-byte keys too, unless it names their own */
     if (rank_set && !pairs_rank_set)
         tmp.os_rank_pairs = 0;
+    if (wg_set && !wg_wide_set)
+        tmp.os_wg_wide = 0;
+    if (items_set && !items_wide_set)
+        tmp.os_items_wide = 0;
     *t = tmp;
     return CLSORT_SUCCESS;
 }
@@ -329,6 +348,18 @@ size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
 clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f, char *err,
                                   size_t errsize)
 {
+    if (t->os_wg_wide || t->os_items_wide) { /* the shape of 8-byte keys, checked as the main one */
+        clsort_tuning w = *t;
+        w.os_wg = t->os_wg_wide ? t->os_wg_wide : t->os_wg;
+        w.os_items = t->os_items_wide ? t->os_items_wide : t->os_items;
+        w.os_wg_wide = w.os_items_wide = 0;
+        char inner[256];
+        if (clsort_tuning_check(&w, f, inner, sizeof inner) != CLSORT_SUCCESS) {
+            snprintf(err, errsize, "os_wg_wide=%u, os_items_wide=%u (8-byte keys): %s",
+                     t->os_wg_wide, t->os_items_wide, inner);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+    }
     const unsigned wgs[] = {t->os_wg, t->cl_wg, t->hist_wg, t->plan_wg};
     const char *names[] = {"os_wg", "cl_wg", "hist_wg", "plan_wg"};
     for (int i = 0; i < 4; i++) {

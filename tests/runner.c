@@ -77,7 +77,8 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         /* onesweep, CPU shape with small tiles (many look-backs) and the
          * portable GPU shape */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
-        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "os_wg_wide=32,os_items_wide=8", /* 8-byte keys: 32 x 8 */
         /* the CPU shape in MSD order: top digit first, then the buckets */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
     };

@@ -322,6 +322,13 @@ void test_tuning_spec(void)
           clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
     CHECK(strstr(after, "os_rank_pairs=same"), "pairs follow os_rank: %s", after);
+    CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=0"),
+          "8-byte keys follow os_wg and os_items: %s", after);
+    /* the shape of 8-byte keys is checked as the main one */
+    CHECK(clsort_context_set_tuning(ctx, "os_rank=serial,os_wg=1,os_items=64,os_wg_wide=64") ==
+              CLSORT_ERROR_INVALID_TUNING, "serial shape with 64 work-items for 8-byte keys");
+    CHECK(strstr(clsort_context_last_error(ctx), "os_wg_wide=64"), "message names the key: %s",
+          clsort_context_last_error(ctx));
     CHECK(clsort_context_set_tuning(ctx, "radix_bits=4,algorithm=classic") == CLSORT_SUCCESS,
           "back: %s", clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
