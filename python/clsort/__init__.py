@@ -1,0 +1,454 @@
+"""clsort for Python: stable sorts, segmented sorts and scans of NumPy arrays
+on OpenCL devices (GPUs, and CPUs through PoCL), through libclsort.
+
+    import numpy as np, clsort
+    keys = np.random.default_rng(1).random(1 << 20, dtype=np.float32)
+    clsort.sort(keys)                      # in place, ascending, stable
+    order = clsort.argsort(keys, descending=True)
+
+Every function works on C-contiguous NumPy arrays of native byte order and
+sorts in place where it says so; it never copies an array behind the
+caller's back. Key types: uint8/16/32/64, int8/16/32/64, float32, float64
+(floats in the order -inf < ... < -0.0 == +0.0 < ... < +inf < NaN). Values
+of sort_pairs may be any C-contiguous array with one row per key (any
+dtype, any row size up to 65536 bytes). Errors raise clsort.Error with the
+library's message (and the OpenCL build log when a kernel failed to
+build); when a call fails the caller's arrays are unchanged.
+
+The module-level functions use one default Context, created on first use
+on $CLSORT_DEVICE or the first GPU, else the first CPU. A Context may be
+used by one thread at a time (its methods take a lock); distinct contexts
+are independent.
+
+libclsort is found through $CLSORT_LIBRARY (a path), then next to this
+package, then in the build/ folder of a checkout this package belongs to,
+then on the system's library path.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+
+import numpy as np
+
+__all__ = [
+    "Error", "Context", "devices", "default_context", "sort", "sort_pairs", "argsort",
+    "sort_segments", "scan", "tuning_keys", "ALGORITHMS", "KEY_DTYPES", "SCAN_DTYPES",
+]
+
+
+# ------------------------------------------------------------------ library
+
+def _library_candidates():
+    env = os.environ.get("CLSORT_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    names = {"darwin": "libclsort.dylib", "win32": "clsort.dll"}.get(sys.platform, "libclsort.so")
+    yield os.path.join(here, names)
+    yield os.path.join(here, "..", "..", "build", names)  # a checkout: python/clsort -> build/
+    found = ctypes.util.find_library("clsort")
+    if found:
+        yield found
+
+
+def _load():
+    tried = []
+    for path in _library_candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(path + " (absent)")
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+    raise ImportError("clsort: libclsort not found; build it (scripts/build.sh) or set "
+                      "CLSORT_LIBRARY to its path. Tried: " + ", ".join(tried or ["nothing"]))
+
+
+_lib = _load()
+
+_size_t = ctypes.c_size_t
+_vp = ctypes.c_void_p
+_status = ctypes.c_int32
+
+
+class _Config(ctypes.Structure):
+    _fields_ = [("device", ctypes.c_char_p), ("cache_dir", ctypes.c_char_p),
+                ("tuning", ctypes.c_char_p), ("reserved", ctypes.c_uint32 * 8)]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("begin_bit", ctypes.c_uint), ("end_bit", ctypes.c_uint),
+                ("descending", ctypes.c_int), ("algorithm", ctypes.c_int),
+                ("radix_bits", ctypes.c_uint), ("reserved", ctypes.c_uint32 * 8)]
+
+
+class _Segments(ctypes.Structure):
+    _fields_ = [("count", _size_t), ("length", _size_t), ("offsets", _vp),
+                ("offsets_buffer", _vp), ("offsets_offset", _size_t), ("max_length", _size_t),
+                ("reserved", ctypes.c_uint32 * 4)]
+
+
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [("platform_index", ctypes.c_uint), ("device_index", ctypes.c_uint),
+                ("platform_name", ctypes.c_char * 128), ("platform_version", ctypes.c_char * 128),
+                ("device_name", ctypes.c_char * 128), ("vendor", ctypes.c_char * 128),
+                ("driver_version", ctypes.c_char * 128), ("device_version", ctypes.c_char * 128),
+                ("is_gpu", ctypes.c_int), ("is_cpu", ctypes.c_int), ("is_default", ctypes.c_int),
+                ("global_mem_bytes", ctypes.c_uint64), ("max_alloc_bytes", ctypes.c_uint64),
+                ("local_mem_bytes", ctypes.c_uint64), ("compute_units", ctypes.c_uint),
+                ("max_work_group_size", ctypes.c_uint), ("max_clock_mhz", ctypes.c_uint)]
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(_lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_create = _fn("clsort_context_create_with_config", _status, ctypes.POINTER(_vp),
+              ctypes.POINTER(_Config))
+_release = _fn("clsort_context_release", None, _vp)
+_last_error = _fn("clsort_context_last_error", ctypes.c_char_p, _vp)
+_status_string = _fn("clsort_status_string", ctypes.c_char_p, _status)
+_device_list = _fn("clsort_device_list", _status, ctypes.POINTER(_DeviceInfo), _size_t,
+                   ctypes.POINTER(_size_t))
+_device_info = _fn("clsort_context_device_info", _status, _vp, ctypes.POINTER(_DeviceInfo))
+_sort_keys = _fn("clsort_sort_keys", _status, _vp, ctypes.c_int, _vp, _size_t,
+                 ctypes.POINTER(_Options))
+_sort_pairs = _fn("clsort_sort_pairs", _status, _vp, ctypes.c_int, _vp, _vp, _size_t, _size_t,
+                  ctypes.POINTER(_Options))
+_argsort = _fn("clsort_argsort", _status, _vp, ctypes.c_int, _vp, _size_t, ctypes.c_int, _vp,
+               ctypes.POINTER(_Options))
+_sort_segments = _fn("clsort_sort_segments", _status, _vp, ctypes.c_int, _vp, _size_t,
+                     ctypes.POINTER(_Segments), ctypes.POINTER(_Options))
+_sort_segments_pairs = _fn("clsort_sort_segments_pairs", _status, _vp, ctypes.c_int, _vp, _vp,
+                           _size_t, _size_t, ctypes.POINTER(_Segments), ctypes.POINTER(_Options))
+_scan = _fn("clsort_scan", _status, _vp, ctypes.c_int, _vp, _vp, _size_t, ctypes.c_int)
+_set_tuning = _fn("clsort_context_set_tuning", _status, _vp, ctypes.c_char_p)
+_get_tuning = _fn("clsort_context_get_tuning", _size_t, _vp, ctypes.c_char_p, _size_t)
+_tuning_keys = _fn("clsort_tuning_keys", ctypes.c_char_p)
+
+# clsort_type values (pinned in clsort.h)
+KEY_DTYPES = {np.dtype(t): code for t, code in (
+    (np.uint8, 1), (np.uint16, 2), (np.uint32, 3), (np.uint64, 4), (np.int8, 5), (np.int16, 6),
+    (np.int32, 7), (np.int64, 8), (np.float32, 9), (np.float64, 10))}
+SCAN_DTYPES = tuple(np.dtype(t) for t in (np.uint32, np.uint64, np.int32, np.int64, np.float32,
+                                          np.float64))
+# clsort_algorithm values (pinned in clsort.h)
+ALGORITHMS = {"auto": 0, "onesweep": 1, "classic": 2, "bitonic": 3, "bitonic_global": 4,
+              "selection": 5, "selection_local": 6}
+
+
+class Error(Exception):
+    """A failed clsort call: status is the library's (or OpenCL's) code,
+    name its name, and str() the detailed message."""
+
+    def __init__(self, status, message):
+        self.status = status
+        text = _status_string(status).decode(errors="replace")
+        self.name = text.split(":")[0]  # "CLSORT_ERROR_...", or "CL_... (-5)"
+        super().__init__(message or text)  # the library's message starts with the name
+
+
+def _info_dict(d):
+    s = lambda b: b.decode(errors="replace")
+    return {"platform_index": d.platform_index, "device_index": d.device_index,
+            "platform_name": s(d.platform_name), "platform_version": s(d.platform_version),
+            "device_name": s(d.device_name), "vendor": s(d.vendor),
+            "driver_version": s(d.driver_version), "device_version": s(d.device_version),
+            "is_gpu": bool(d.is_gpu), "is_cpu": bool(d.is_cpu), "is_default": bool(d.is_default),
+            "global_mem_bytes": d.global_mem_bytes, "max_alloc_bytes": d.max_alloc_bytes,
+            "local_mem_bytes": d.local_mem_bytes, "compute_units": d.compute_units,
+            "max_work_group_size": d.max_work_group_size, "max_clock_mhz": d.max_clock_mhz}
+
+
+def devices():
+    """The OpenCL devices present, as dicts (clsort_device_list); the one a
+    Context() without a device picks has is_default True."""
+    count = _size_t(0)
+    st = _device_list(None, 0, ctypes.byref(count))
+    if st != 0:
+        raise Error(st, "")
+    arr = (_DeviceInfo * max(count.value, 1))()
+    st = _device_list(arr, count.value, ctypes.byref(count))
+    if st != 0:
+        raise Error(st, "")
+    return [_info_dict(arr[i]) for i in range(count.value)]
+
+
+def tuning_keys():
+    """The tuning spec keys with their meaning, one per line."""
+    return _tuning_keys().decode()
+
+
+# --------------------------------------------------------------- arguments
+
+def _array(a, what, dtypes=None, ndim1=True, writable=True):
+    if not isinstance(a, np.ndarray):
+        raise TypeError("%s must be a NumPy array, not %s" % (what, type(a).__name__))
+    if ndim1 and a.ndim != 1:
+        raise ValueError("%s must be one-dimensional (shape %s)" % (what, a.shape))
+    if not a.flags.c_contiguous:
+        raise ValueError("%s must be C-contiguous (pass np.ascontiguousarray(...), then use "
+                         "the result)" % what)
+    if writable and not a.flags.writeable:
+        raise ValueError("%s is read-only" % what)
+    if dtypes is not None:
+        if a.dtype not in dtypes or not a.dtype.isnative:
+            raise TypeError("%s: dtype %s is not supported (supported: %s, native byte order)"
+                            % (what, a.dtype, ", ".join(str(d) for d in dtypes)))
+    return a
+
+
+def _options(descending, bits, algorithm, radix_bits):
+    o = _Options()
+    o.descending = 1 if descending else 0
+    if bits is not None:
+        try:
+            begin, end = bits
+        except (TypeError, ValueError):
+            raise ValueError("bits must be a pair (begin_bit, end_bit)") from None
+        if not (isinstance(begin, (int, np.integer)) and isinstance(end, (int, np.integer))) \
+                or begin < 0 or end <= begin:
+            raise ValueError("bits must be integers with 0 <= begin_bit < end_bit, not %r"
+                             % (bits,))
+        o.begin_bit, o.end_bit = int(begin), int(end)
+    if algorithm not in ALGORITHMS:
+        raise ValueError("algorithm must be one of %s, not %r" % (", ".join(ALGORITHMS), algorithm))
+    o.algorithm = ALGORITHMS[algorithm]
+    if not isinstance(radix_bits, (int, np.integer)) or radix_bits < 0:
+        raise ValueError("radix_bits must be an integer >= 0 (0: tuned)")
+    o.radix_bits = int(radix_bits)
+    return o
+
+
+def _ptr(a):
+    return ctypes.c_void_p(a.ctypes.data)
+
+
+# ------------------------------------------------------------------ context
+
+class Context:
+    """One device, its compiled kernels and its temporary memory.
+
+    device: None ($CLSORT_DEVICE, else the first GPU, else the first CPU),
+    "gpu", "cpu", "P:D" (platform and device index, as `clsort info` lists),
+    or part of a device or platform name. tuning: a spec such as
+    "algorithm=classic" (see tuning_keys()). cache_dir: the program cache
+    folder ("" disables it)."""
+
+    def __init__(self, device=None, *, tuning=None, cache_dir=None):
+        self._lock = threading.Lock()
+        self._ctx = None
+        cfg = _Config()
+        enc = lambda s: None if s is None else str(s).encode()
+        cfg.device, cfg.tuning, cfg.cache_dir = enc(device), enc(tuning), enc(cache_dir)
+        self._keep = cfg  # the strings stay alive through the call
+        p = _vp()
+        st = _create(ctypes.byref(p), ctypes.byref(cfg))
+        if st != 0:
+            raise Error(st, _last_error(None).decode(errors="replace"))
+        self._ctx = p
+
+    def close(self):
+        """Releases the context (also at garbage collection)."""
+        with self._lock:
+            if self._ctx is not None:
+                _release(self._ctx)
+                self._ctx = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            if self._ctx is not None:
+                _release(self._ctx)
+                self._ctx = None
+        except Exception:
+            pass
+
+    def _check(self, st):
+        if st != 0:
+            raise Error(st, _last_error(self._ctx).decode(errors="replace"))
+
+    def _live(self):
+        if self._ctx is None:
+            raise ValueError("the clsort Context is closed")
+        return self._ctx
+
+    @property
+    def device(self):
+        """The context's device, as a dict (see devices())."""
+        with self._lock:
+            d = _DeviceInfo()
+            self._check(_device_info(self._live(), ctypes.byref(d)))
+            return _info_dict(d)
+
+    @property
+    def tuning(self):
+        """The current tuning as a spec string."""
+        with self._lock:
+            ctx = self._live()
+            need = _get_tuning(ctx, None, 0)
+            buf = ctypes.create_string_buffer(need + 1)
+            _get_tuning(ctx, buf, need + 1)
+            return buf.value.decode()
+
+    def set_tuning(self, spec):
+        """Applies a tuning spec on top of the current one (None or "":
+        back to the device's tuned values)."""
+        with self._lock:
+            self._check(_set_tuning(self._live(), None if spec is None else spec.encode()))
+
+    def sort(self, keys, *, descending=False, bits=None, algorithm="auto", radix_bits=0):
+        """Sorts the 1-D array keys in place, stably; returns it. bits=(b, e)
+        sorts on bits [b, e) of the key's order-preserving image only."""
+        _array(keys, "keys", KEY_DTYPES)
+        o = _options(descending, bits, algorithm, radix_bits)
+        with self._lock:
+            self._check(_sort_keys(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys), keys.size,
+                                   ctypes.byref(o)))
+        return keys
+
+    def sort_pairs(self, keys, values, *, descending=False, bits=None, algorithm="auto",
+                   radix_bits=0):
+        """Sorts keys in place and moves the rows of values (values[i] is the
+        row of keys[i]; any dtype and row shape) with them; returns both."""
+        _array(keys, "keys", KEY_DTYPES)
+        _array(values, "values", None, ndim1=False)
+        if values.ndim == 0 or values.shape[0] != keys.size:
+            raise ValueError("values must have one row per key (%d), not shape %s"
+                             % (keys.size, values.shape))
+        row = values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+        o = _options(descending, bits, algorithm, radix_bits)
+        with self._lock:
+            self._check(_sort_pairs(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
+                                    _ptr(values), row, keys.size, ctypes.byref(o)))
+        return keys, values
+
+    def argsort(self, keys, *, descending=False, bits=None, algorithm="auto", radix_bits=0,
+                index_dtype=None):
+        """The stable sorting permutation of keys (keys unchanged): a new
+        array of uint32 indices (uint64 from 2^32 keys on, or index_dtype)."""
+        _array(keys, "keys", KEY_DTYPES, writable=False)
+        if index_dtype is None:
+            index_dtype = np.uint32 if keys.size < (1 << 32) else np.uint64
+        index_dtype = np.dtype(index_dtype)
+        if index_dtype not in (np.dtype(np.uint32), np.dtype(np.uint64)):
+            raise TypeError("index_dtype must be uint32 or uint64, not %s" % index_dtype)
+        o = _options(descending, bits, algorithm, radix_bits)
+        out = np.empty(keys.size, dtype=index_dtype)
+        with self._lock:
+            self._check(_argsort(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys), keys.size,
+                                 KEY_DTYPES[index_dtype], _ptr(out), ctypes.byref(o)))
+        return out
+
+    def sort_segments(self, keys, values=None, *, length=None, offsets=None, descending=False,
+                      bits=None, algorithm="auto", radix_bits=0):
+        """Sorts each segment of keys in place, on its own (and the rows of
+        values with them when given). Segments: length=L (n // L segments of
+        L keys from the start) or offsets (CSR: segment s is
+        [offsets[s], offsets[s+1]), non-decreasing, at most n; may be
+        empty). Keys outside every segment stay as they are. Returns keys, or
+        (keys, values)."""
+        _array(keys, "keys", KEY_DTYPES)
+        seg = _Segments()
+        if (length is None) == (offsets is None):
+            raise ValueError("give either length or offsets")
+        if length is not None:
+            if not isinstance(length, (int, np.integer)) or length < 1:
+                raise ValueError("length must be an integer >= 1")
+            seg.count, seg.length = keys.size // int(length), int(length)
+            offs = None
+        else:
+            offs = np.asarray(offsets)
+            if offs.ndim != 1 or offs.size < 1:
+                raise ValueError("offsets must be a 1-D array of count + 1 entries")
+            if offs.dtype.kind not in "ui":
+                raise TypeError("offsets must be integers, not %s" % offs.dtype)
+            if offs.dtype.kind == "i" and offs.size and offs.min() < 0:
+                raise ValueError("offsets must not be negative")
+            offs = np.ascontiguousarray(offs, dtype=np.uint64)
+            seg.count = offs.size - 1
+            seg.offsets = offs.ctypes.data
+        o = _options(descending, bits, algorithm, radix_bits)
+        if values is None:
+            with self._lock:
+                self._check(_sort_segments(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
+                                           keys.size, ctypes.byref(seg), ctypes.byref(o)))
+            return keys
+        _array(values, "values", None, ndim1=False)
+        if values.ndim == 0 or values.shape[0] != keys.size:
+            raise ValueError("values must have one row per key (%d), not shape %s"
+                             % (keys.size, values.shape))
+        row = values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+        with self._lock:
+            self._check(_sort_segments_pairs(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
+                                             _ptr(values), row, keys.size, ctypes.byref(seg),
+                                             ctypes.byref(o)))
+        return keys, values
+
+    def scan(self, a, *, inclusive=False, out=None):
+        """Prefix sums of a 1-D array (uint32/64, int32/64, float32/64): a
+        new array, or out (which may be a itself). out[i] = a[0] + ... +
+        a[i-1] (inclusive: + a[i]); integer sums wrap around."""
+        _array(a, "a", SCAN_DTYPES, writable=False)
+        if out is None:
+            out = np.empty_like(a)
+        _array(out, "out", SCAN_DTYPES)
+        if out.dtype != a.dtype or out.size != a.size:
+            raise ValueError("out must have a's dtype and length")
+        with self._lock:
+            self._check(_scan(self._live(), KEY_DTYPES[a.dtype], _ptr(a), _ptr(out), a.size,
+                              1 if inclusive else 0))
+        return out
+
+
+# ----------------------------------------------------- the default context
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_context():
+    """The context the module-level functions use (created on first use)."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Context()
+        return _default
+
+
+def sort(keys, **kw):
+    """Context.sort on the default context."""
+    return default_context().sort(keys, **kw)
+
+
+def sort_pairs(keys, values, **kw):
+    """Context.sort_pairs on the default context."""
+    return default_context().sort_pairs(keys, values, **kw)
+
+
+def argsort(keys, **kw):
+    """Context.argsort on the default context."""
+    return default_context().argsort(keys, **kw)
+
+
+def sort_segments(keys, values=None, **kw):
+    """Context.sort_segments on the default context."""
+    return default_context().sort_segments(keys, values, **kw)
+
+
+def scan(a, **kw):
+    """Context.scan on the default context."""
+    return default_context().scan(a, **kw)

@@ -1,0 +1,295 @@
+"""Tests of the Python module (python/clsort) against NumPy's stable sorts,
+cumulative sums and the documented key order, on $CLSORT_TEST_DEVICE (or
+the default device). Exits 77 (skipped) when NumPy is missing."""
+
+import os
+import sys
+import unittest
+
+try:
+    import numpy as np
+except ImportError:
+    print("numpy not found: skipped")
+    sys.exit(77)
+
+import clsort
+
+DEVICE = os.environ.get("CLSORT_TEST_DEVICE") or None
+CTX = clsort.Context(DEVICE)
+FULL = os.environ.get("CLSORT_TEST_FULL") == "1"
+
+INT_TYPES = [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64]
+ALL_TYPES = INT_TYPES + [np.float32, np.float64]
+SIZES = [0, 1, 2, 3, 31, 32, 33, 1000, 4093, 65535, 65536, 65537] + \
+        ([1 << 20, (1 << 20) + 7, 3000017] if FULL else [(1 << 18) + 1])
+
+
+def ranks(x):
+    """Ranks under the library's order: equal keys (-0.0 and +0.0, and every
+    NaN, which sorts last) get the same rank."""
+    if x.dtype.kind == "f":
+        x = np.where(np.isnan(x), np.nan, x)  # one NaN, whatever the payload
+    return np.unique(x, return_inverse=True)[1].astype(np.int64)
+
+
+def ref_perm(x, descending=False):
+    r = ranks(x)
+    return np.argsort(-r if descending else r, kind="stable")
+
+
+def bits_of(x):
+    """The array's bit patterns, for bit-exact comparisons."""
+    return x.view(np.dtype("u%d" % x.dtype.itemsize))
+
+
+def make(dtype, n, dist, seed):
+    g = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        if dist == "specials":
+            pool = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5,
+                             np.finfo(dt).max, np.finfo(dt).tiny, -np.finfo(dt).tiny], dtype=dt)
+            return pool[g.integers(0, len(pool), n)]
+        x = (g.standard_normal(n) * 1e3).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        x = g.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    if dist == "equal":
+        x[:] = x[0] if n else 0
+    elif dist == "sorted":
+        x.sort(kind="stable")
+    elif dist == "reversed":
+        x = np.sort(x, kind="stable")[::-1].copy()
+    elif dist == "few":
+        x = x[g.integers(0, min(5, n), n)] if n else x
+    elif dist == "narrow":
+        x = (g.integers(0, 16, n)).astype(dt)
+    return np.ascontiguousarray(x)
+
+
+class Sorts(unittest.TestCase):
+    def check_sorted(self, x, out, perm, descending=False):
+        want = ref_perm(x, descending)
+        np.testing.assert_array_equal(perm, want)
+        np.testing.assert_array_equal(bits_of(out), bits_of(x[want]))
+
+    def test_keys_every_type_and_size(self):
+        for t in ALL_TYPES:
+            for n in SIZES:
+                x = make(t, n, "uniform", n)
+                out = x.copy()
+                CTX.sort(out)
+                self.check_sorted(x, out, ref_perm(x))
+
+    def test_adversarial(self):
+        dists = ["equal", "sorted", "reversed", "few", "narrow"]
+        for t in ALL_TYPES:
+            for d in dists + (["specials"] if np.dtype(t).kind == "f" else []):
+                for n in (1000, 70001):
+                    x = make(t, n, d, 7)
+                    out = x.copy()
+                    CTX.sort(out)
+                    self.check_sorted(x, out, ref_perm(x))
+
+    def test_float_order(self):
+        x = np.array([np.nan, 1.0, -0.0, np.inf, 0.0, -np.inf, -1.0, -np.nan, 0.0, -0.0],
+                     dtype=np.float32)
+        out = x.copy()
+        CTX.sort(out)
+        # -inf < -1 < -0.0 == +0.0 (input order) < 1 < inf < NaN (input order)
+        np.testing.assert_array_equal(bits_of(out), bits_of(x[[5, 6, 2, 4, 8, 9, 1, 3, 0, 7]]))
+        out = x.copy()
+        CTX.sort(out, descending=True)
+        np.testing.assert_array_equal(bits_of(out), bits_of(x[[0, 7, 3, 1, 2, 4, 8, 9, 6, 5]]))
+
+    def test_descending_and_argsort(self):
+        for t in (np.uint8, np.int16, np.int32, np.uint64, np.float32, np.float64):
+            for n in (0, 1, 33, 65537):
+                x = make(t, n, "few" if n > 40 else "uniform", 3)
+                out = x.copy()
+                CTX.sort(out, descending=True)
+                self.check_sorted(x, out, ref_perm(x, True), True)
+                before = x.copy()
+                p = CTX.argsort(x, descending=True)
+                self.assertEqual(p.dtype, np.uint32)
+                np.testing.assert_array_equal(p, ref_perm(x, True))
+                np.testing.assert_array_equal(bits_of(x), bits_of(before))  # keys unchanged
+                p64 = CTX.argsort(x, index_dtype=np.uint64)
+                self.assertEqual(p64.dtype, np.uint64)
+                np.testing.assert_array_equal(p64, ref_perm(x))
+
+    def test_bit_window(self):
+        x = make(np.uint32, 100003, "uniform", 11)
+        for b, e in ((0, 10), (8, 16), (4, 32), (31, 32)):
+            out = x.copy()
+            CTX.sort(out, bits=(b, e))
+            want = np.argsort((x >> np.uint32(b)) & np.uint32((1 << (e - b)) - 1), kind="stable")
+            np.testing.assert_array_equal(out, x[want])
+
+    def test_algorithms(self):
+        x = make(np.int32, 3001, "few", 5)
+        for a in clsort.ALGORITHMS:
+            out = x.copy()
+            CTX.sort(out, algorithm=a)
+            self.check_sorted(x, out, ref_perm(x))
+
+    def test_pairs(self):
+        for t in (np.uint32, np.int64, np.float32, np.uint16):
+            for n in (0, 1, 1000, 65537):
+                x = make(t, n, "few", 9)
+                k = x.copy()
+                v = np.arange(n, dtype=np.uint32)
+                CTX.sort_pairs(k, v)
+                self.check_sorted(x, k, v)
+        # rows of any shape and dtype move with their keys (particle records)
+        n = 50001
+        x = make(np.uint32, n, "narrow", 2)
+        rows = np.random.default_rng(1).random((n, 3))
+        k, r = x.copy(), rows.copy()
+        CTX.sort_pairs(k, r, descending=True)
+        want = ref_perm(x, True)
+        np.testing.assert_array_equal(r, rows[want])
+        rec = np.zeros(n, dtype=[("a", "<f4"), ("b", "<i8"), ("c", "u1")])
+        rec["b"] = np.arange(n)
+        k = x.copy()
+        CTX.sort_pairs(k, rec)
+        np.testing.assert_array_equal(rec["b"], ref_perm(x))
+
+
+class Segments(unittest.TestCase):
+    def test_fixed_length(self):
+        for t in (np.uint32, np.float64, np.int8):
+            for length in (1, 7, 8192, 9000):
+                n = 5 * length + 3  # a tail outside every segment
+                x = make(t, n, "uniform", length)
+                out = x.copy()
+                CTX.sort_segments(out, length=length)
+                for s in range(5):
+                    seg = x[s * length:(s + 1) * length]
+                    np.testing.assert_array_equal(bits_of(out[s * length:(s + 1) * length]),
+                                                  bits_of(seg[ref_perm(seg)]))
+                np.testing.assert_array_equal(bits_of(out[5 * length:]), bits_of(x[5 * length:]))
+
+    def test_offsets_and_pairs(self):
+        offs = np.array([0, 0, 1, 17, 17, 4113, 4114, 70000, 70001, 90000], dtype=np.int64)
+        n = 90010
+        x = make(np.int32, n, "few", 4)
+        k, v = x.copy(), np.arange(n, dtype=np.uint64)
+        CTX.sort_segments(k, v, offsets=offs, descending=True)
+        for s in range(len(offs) - 1):
+            a, b = offs[s], offs[s + 1]
+            want = a + ref_perm(x[a:b], True)
+            np.testing.assert_array_equal(v[a:b], want)
+            np.testing.assert_array_equal(k[a:b], x[want])
+        np.testing.assert_array_equal(k[offs[-1]:], x[offs[-1]:])
+        np.testing.assert_array_equal(v[offs[-1]:], np.arange(offs[-1], n))
+
+
+class Scans(unittest.TestCase):
+    def test_integer_scans(self):
+        for t in (np.uint32, np.uint64, np.int32, np.int64):
+            for n in (0, 1, 255, 256, 257, 100003) + (((1 << 24) + 5,) if FULL else ()):
+                a = make(t, n, "uniform", n)  # sums wrap around, as NumPy's do
+                inc = np.cumsum(a, dtype=t)
+                exc = np.concatenate([np.zeros(min(n, 1), dtype=t), inc[:-1]]) if n else inc
+                np.testing.assert_array_equal(CTX.scan(a, inclusive=True), inc)
+                np.testing.assert_array_equal(CTX.scan(a), exc)
+
+    def test_u64_beyond_32_bits(self):
+        a = np.full(100000, 3_000_000_000, dtype=np.uint64)
+        np.testing.assert_array_equal(CTX.scan(a, inclusive=True)[-1], 300_000_000_000_000)
+
+    def test_float_scans_in_place(self):
+        for t in (np.float32, np.float64):
+            a = np.random.default_rng(2).random(70001).astype(t)
+            want = np.cumsum(a.astype(np.float64))
+            out = CTX.scan(a, inclusive=True, out=a)
+            self.assertIs(out, a)
+            np.testing.assert_allclose(a, want, rtol=1e-4 if t == np.float32 else 1e-10)
+
+
+class Errors(unittest.TestCase):
+    def test_bad_arrays(self):
+        x = np.arange(10, dtype=np.uint32)
+        with self.assertRaises(TypeError):
+            CTX.sort(np.arange(10, dtype=np.float16))
+        with self.assertRaises(TypeError):
+            CTX.sort(np.zeros(10, dtype=bool))
+        with self.assertRaises(TypeError):
+            CTX.sort(np.arange(10, dtype=">u4"))  # not native byte order
+        with self.assertRaises(TypeError):
+            CTX.sort(list(range(10)))
+        with self.assertRaises(ValueError):
+            CTX.sort(np.arange(20, dtype=np.uint32)[::2])  # not contiguous
+        with self.assertRaises(ValueError):
+            CTX.sort(np.zeros((3, 3), dtype=np.uint32))
+        ro = np.arange(10, dtype=np.uint32)
+        ro.flags.writeable = False
+        with self.assertRaises(ValueError):
+            CTX.sort(ro)
+        with self.assertRaises(ValueError):
+            CTX.sort_pairs(x, np.arange(9, dtype=np.uint32))
+        with self.assertRaises(ValueError):
+            CTX.sort(x, algorithm="quick")
+        with self.assertRaises(ValueError):
+            CTX.sort(x, bits=(5, 2))
+        with self.assertRaises(ValueError):
+            CTX.sort_segments(x)
+        with self.assertRaises(TypeError):
+            CTX.argsort(x, index_dtype=np.int32)
+        with self.assertRaises(ValueError):
+            CTX.scan(x, out=np.empty(9, dtype=np.uint32))
+
+    def test_library_errors_leave_data(self):
+        x = make(np.uint32, 1000, "uniform", 1)
+        k = x.copy()
+        with self.assertRaises(clsort.Error) as e:
+            CTX.sort(k, bits=(0, 40))
+        self.assertEqual(e.exception.name, "CLSORT_ERROR_INVALID_BITS")
+        self.assertIn("40", str(e.exception))
+        np.testing.assert_array_equal(k, x)
+        big = make(np.uint32, (1 << 20) + 1, "uniform", 2)
+        k = big.copy()
+        with self.assertRaises(clsort.Error):
+            CTX.sort(k, algorithm="selection")  # n^2: at most 2^20 keys
+        np.testing.assert_array_equal(k, big)
+        v = np.zeros((1000, 0), dtype=np.uint8)  # rows of 0 bytes
+        k = x.copy()
+        with self.assertRaises(clsort.Error):
+            CTX.sort_pairs(k, v)
+        np.testing.assert_array_equal(k, x)
+        with self.assertRaises(clsort.Error):
+            CTX.sort_segments(k, offsets=[0, 5, 3])  # decreasing
+        np.testing.assert_array_equal(k, x)
+
+    def test_context(self):
+        with self.assertRaises(clsort.Error) as e:
+            clsort.Context("no such device anywhere")
+        self.assertEqual(e.exception.name, "CLSORT_ERROR_DEVICE_NOT_FOUND")
+        with self.assertRaises(clsort.Error) as e:
+            clsort.Context(DEVICE, tuning="bogus=1")
+        self.assertIn("bogus", str(e.exception))
+        with clsort.Context(DEVICE, tuning="algorithm=classic") as c:
+            self.assertIn("algorithm=classic", c.tuning)
+            with self.assertRaises(clsort.Error):
+                c.set_tuning("radix_bits=99")
+            x = make(np.int64, 5000, "uniform", 8)
+            out = c.sort(x.copy())
+            np.testing.assert_array_equal(out, np.sort(x, kind="stable"))
+            c.set_tuning(None)
+            self.assertIn("device_name", c.device)
+        with self.assertRaises(ValueError):
+            c.sort(np.arange(3, dtype=np.uint32))  # closed
+        self.assertTrue(any(d["is_default"] for d in clsort.devices()))
+        self.assertIn("os_items", clsort.tuning_keys())
+
+    def test_module_functions(self):
+        x = make(np.float64, 12345, "specials", 3)
+        out = clsort.sort(x.copy())
+        np.testing.assert_array_equal(bits_of(out), bits_of(x[ref_perm(x)]))
+        np.testing.assert_array_equal(clsort.argsort(x), ref_perm(x))
+        self.assertIsInstance(clsort.default_context(), clsort.Context)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
