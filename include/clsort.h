@@ -89,8 +89,10 @@ enum clsort_status_code {
 #undef CLSORT_STATUS_ENUM_
 };
 
-/* A static string naming any status: the library's own, an OpenCL code
- * ("CL_OUT_OF_RESOURCES (-5)") or "unknown status". Never NULL. */
+/* A static string naming any status: the library's own with its meaning
+ * ("CLSORT_ERROR_INVALID_BITS: bit range empty or outside the key"), an
+ * OpenCL code's name ("CL_OUT_OF_RESOURCES") or "unknown status". Never
+ * NULL. */
 const char *clsort_status_string(clsort_status status);
 
 /* -------------------------------------------------------------------- types */

@@ -11,9 +11,13 @@ sorts in place where it says so; it never copies an array behind the
 caller's back. Key types: uint8/16/32/64, int8/16/32/64, float32, float64
 (floats in the order -inf < ... < -0.0 == +0.0 < ... < +inf < NaN). Values
 of sort_pairs may be any C-contiguous array with one row per key (any
-dtype, any row size up to 65536 bytes). Errors raise clsort.Error with the
-library's message (and the OpenCL build log when a kernel failed to
-build); when a call fails the caller's arrays are unchanged.
+dtype without Python objects, any row size up to 65536 bytes). Plain
+ndarrays and np.memmap are accepted; other subclasses (masked arrays,
+matrices) are refused, since their extra state would not move with the
+data. Errors raise clsort.Error with the library's message (and the OpenCL
+build log when a kernel failed to build); when a call fails the caller's
+arrays are unchanged. The GIL is released during a call: other threads must
+not touch its arrays until it returns.
 
 The module-level functions use one default Context, created on first use
 on $CLSORT_DEVICE or the first GPU, else the first CPU. A Context may be
@@ -152,8 +156,8 @@ class Error(Exception):
     def __init__(self, status, message):
         self.status = status
         text = _status_string(status).decode(errors="replace")
-        self.name = text.split(":")[0]  # "CLSORT_ERROR_...", or "CL_... (-5)"
-        super().__init__(message or text)  # the library's message starts with the name
+        self.name = text.split(":")[0]  # "CLSORT_ERROR_..." or "CL_..."
+        super().__init__("%s: %s" % (self.name, message) if message else text)
 
 
 def _info_dict(d):
@@ -174,12 +178,12 @@ def devices():
     count = _size_t(0)
     st = _device_list(None, 0, ctypes.byref(count))
     if st != 0:
-        raise Error(st, "")
+        raise Error(st, _last_error(None).decode(errors="replace"))
     arr = (_DeviceInfo * max(count.value, 1))()
-    st = _device_list(arr, count.value, ctypes.byref(count))
+    st = _device_list(arr, len(arr), ctypes.byref(count))
     if st != 0:
-        raise Error(st, "")
-    return [_info_dict(arr[i]) for i in range(count.value)]
+        raise Error(st, _last_error(None).decode(errors="replace"))
+    return [_info_dict(arr[i]) for i in range(min(count.value, len(arr)))]
 
 
 def tuning_keys():
@@ -189,9 +193,41 @@ def tuning_keys():
 
 # --------------------------------------------------------------- arguments
 
+_UINT_MAX = 0xFFFFFFFF
+
+
+def _uint(v, what, lo=0, hi=_UINT_MAX):
+    """An integer argument (not a bool) in [lo, hi]."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError("%s must be an integer, not %r" % (what, v))
+    v = int(v)
+    if not lo <= v <= hi:
+        raise ValueError("%s must be in [%d, %d], not %d" % (what, lo, hi, v))
+    return v
+
+
+def _text(s, what):
+    """A string argument for the library (str or bytes, no NUL), or None."""
+    if s is None:
+        return None
+    if isinstance(s, str):
+        s = s.encode()
+    if not isinstance(s, bytes):
+        raise TypeError("%s must be a string, not %s" % (what, type(s).__name__))
+    if b"\0" in s:
+        raise ValueError("%s must not contain NUL characters" % what)
+    return s
+
+
 def _array(a, what, dtypes=None, ndim1=True, writable=True):
-    if not isinstance(a, np.ndarray):
+    if type(a) is not np.ndarray and not isinstance(a, np.memmap):
+        if isinstance(a, np.ndarray):
+            raise TypeError("%s: %s is not supported (its extra state would not move with the "
+                            "data); pass a plain ndarray" % (what, type(a).__name__))
         raise TypeError("%s must be a NumPy array, not %s" % (what, type(a).__name__))
+    if a.dtype.hasobject:
+        raise TypeError("%s: dtype %s holds Python objects, which cannot be moved outside "
+                        "the interpreter" % (what, a.dtype))
     if ndim1 and a.ndim != 1:
         raise ValueError("%s must be one-dimensional (shape %s)" % (what, a.shape))
     if not a.flags.c_contiguous:
@@ -214,17 +250,16 @@ def _options(descending, bits, algorithm, radix_bits):
             begin, end = bits
         except (TypeError, ValueError):
             raise ValueError("bits must be a pair (begin_bit, end_bit)") from None
-        if not (isinstance(begin, (int, np.integer)) and isinstance(end, (int, np.integer))) \
-                or begin < 0 or end <= begin:
-            raise ValueError("bits must be integers with 0 <= begin_bit < end_bit, not %r"
-                             % (bits,))
-        o.begin_bit, o.end_bit = int(begin), int(end)
-    if algorithm not in ALGORITHMS:
+        # the library checks them against the key width; here only what
+        # its unsigned fields can hold
+        o.begin_bit = _uint(begin, "begin_bit")
+        o.end_bit = _uint(end, "end_bit", lo=1)
+        if o.end_bit <= o.begin_bit:
+            raise ValueError("bits must have begin_bit < end_bit, not %r" % (bits,))
+    if not isinstance(algorithm, str) or algorithm not in ALGORITHMS:
         raise ValueError("algorithm must be one of %s, not %r" % (", ".join(ALGORITHMS), algorithm))
     o.algorithm = ALGORITHMS[algorithm]
-    if not isinstance(radix_bits, (int, np.integer)) or radix_bits < 0:
-        raise ValueError("radix_bits must be an integer >= 0 (0: tuned)")
-    o.radix_bits = int(radix_bits)
+    o.radix_bits = _uint(radix_bits, "radix_bits")
     return o
 
 
@@ -247,8 +282,9 @@ class Context:
         self._lock = threading.Lock()
         self._ctx = None
         cfg = _Config()
-        enc = lambda s: None if s is None else str(s).encode()
-        cfg.device, cfg.tuning, cfg.cache_dir = enc(device), enc(tuning), enc(cache_dir)
+        cfg.device = _text(device, "device")
+        cfg.tuning = _text(tuning, "tuning")
+        cfg.cache_dir = _text(cache_dir, "cache_dir")
         self._keep = cfg  # the strings stay alive through the call
         p = _vp()
         st = _create(ctypes.byref(p), ctypes.byref(cfg))
@@ -308,7 +344,7 @@ class Context:
         """Applies a tuning spec on top of the current one (None or "":
         back to the device's tuned values)."""
         with self._lock:
-            self._check(_set_tuning(self._live(), None if spec is None else spec.encode()))
+            self._check(_set_tuning(self._live(), _text(spec, "spec")))
 
     def sort(self, keys, *, descending=False, bits=None, algorithm="auto", radix_bits=0):
         """Sorts the 1-D array keys in place, stably; returns it. bits=(b, e)
@@ -366,19 +402,11 @@ class Context:
         if (length is None) == (offsets is None):
             raise ValueError("give either length or offsets")
         if length is not None:
-            if not isinstance(length, (int, np.integer)) or length < 1:
-                raise ValueError("length must be an integer >= 1")
-            seg.count, seg.length = keys.size // int(length), int(length)
+            length = _uint(length, "length", lo=1, hi=2**64 - 1)
+            seg.count, seg.length = keys.size // length, length
             offs = None
         else:
-            offs = np.asarray(offsets)
-            if offs.ndim != 1 or offs.size < 1:
-                raise ValueError("offsets must be a 1-D array of count + 1 entries")
-            if offs.dtype.kind not in "ui":
-                raise TypeError("offsets must be integers, not %s" % offs.dtype)
-            if offs.dtype.kind == "i" and offs.size and offs.min() < 0:
-                raise ValueError("offsets must not be negative")
-            offs = np.ascontiguousarray(offs, dtype=np.uint64)
+            offs = self._offsets(offsets)
             seg.count = offs.size - 1
             seg.offsets = offs.ctypes.data
         o = _options(descending, bits, algorithm, radix_bits)
@@ -397,6 +425,26 @@ class Context:
                                              _ptr(values), row, keys.size, ctypes.byref(seg),
                                              ctypes.byref(o)))
         return keys, values
+
+    @staticmethod
+    def _offsets(offsets):
+        """CSR offsets as a contiguous uint64 array (the library checks them
+        against n and their order)."""
+        if isinstance(offsets, np.ndarray) and offsets.dtype.kind in "ui" and offsets.ndim == 1:
+            if offsets.dtype.kind == "i" and offsets.size and offsets.min() < 0:
+                raise ValueError("offsets must not be negative")
+            offs = np.ascontiguousarray(offsets, dtype=np.uint64)
+        else:
+            if isinstance(offsets, np.ndarray) and offsets.ndim != 1:
+                raise ValueError("offsets must be one-dimensional")
+            try:
+                vals = [_uint(v, "an offset", hi=2**64 - 1) for v in offsets]
+            except TypeError as e:
+                raise TypeError("offsets must be integers: %s" % e) from None
+            offs = np.array(vals, dtype=np.uint64)
+        if offs.size < 1:
+            raise ValueError("offsets must have count + 1 entries (at least one)")
+        return offs
 
     def scan(self, a, *, inclusive=False, out=None):
         """Prefix sums of a 1-D array (uint32/64, int32/64, float32/64): a
@@ -424,7 +472,7 @@ def default_context():
     """The context the module-level functions use (created on first use)."""
     global _default
     with _default_lock:
-        if _default is None:
+        if _default is None or _default._ctx is None:  # none yet, or closed
             _default = Context()
         return _default
 

@@ -4,6 +4,7 @@ the default device). Exits 77 (skipped) when NumPy is missing."""
 
 import os
 import sys
+import threading
 import unittest
 
 try:
@@ -15,7 +16,13 @@ except ImportError:
 import clsort
 
 DEVICE = os.environ.get("CLSORT_TEST_DEVICE") or None
-CTX = clsort.Context(DEVICE)
+try:
+    CTX = clsort.Context(DEVICE)
+except clsort.Error as e:
+    if e.name == "CLSORT_ERROR_NO_PLATFORM":
+        print("no OpenCL platform: skipped")
+        sys.exit(77)
+    raise
 FULL = os.environ.get("CLSORT_TEST_FULL") == "1"
 
 INT_TYPES = [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64]
@@ -68,7 +75,12 @@ def make(dtype, n, dist, seed):
 
 
 class Sorts(unittest.TestCase):
+    def check_keys(self, x, out, descending=False):
+        """out holds the keys of x in the reference order, bit for bit."""
+        np.testing.assert_array_equal(bits_of(out), bits_of(x[ref_perm(x, descending)]))
+
     def check_sorted(self, x, out, perm, descending=False):
+        """... and perm (from the library) is the reference permutation."""
         want = ref_perm(x, descending)
         np.testing.assert_array_equal(perm, want)
         np.testing.assert_array_equal(bits_of(out), bits_of(x[want]))
@@ -79,7 +91,7 @@ class Sorts(unittest.TestCase):
                 x = make(t, n, "uniform", n)
                 out = x.copy()
                 CTX.sort(out)
-                self.check_sorted(x, out, ref_perm(x))
+                self.check_keys(x, out)
 
     def test_adversarial(self):
         dists = ["equal", "sorted", "reversed", "few", "narrow"]
@@ -89,7 +101,7 @@ class Sorts(unittest.TestCase):
                     x = make(t, n, d, 7)
                     out = x.copy()
                     CTX.sort(out)
-                    self.check_sorted(x, out, ref_perm(x))
+                    self.check_keys(x, out)
 
     def test_float_order(self):
         x = np.array([np.nan, 1.0, -0.0, np.inf, 0.0, -np.inf, -1.0, -np.nan, 0.0, -0.0],
@@ -108,7 +120,7 @@ class Sorts(unittest.TestCase):
                 x = make(t, n, "few" if n > 40 else "uniform", 3)
                 out = x.copy()
                 CTX.sort(out, descending=True)
-                self.check_sorted(x, out, ref_perm(x, True), True)
+                self.check_keys(x, out, True)
                 before = x.copy()
                 p = CTX.argsort(x, descending=True)
                 self.assertEqual(p.dtype, np.uint32)
@@ -121,17 +133,43 @@ class Sorts(unittest.TestCase):
     def test_bit_window(self):
         x = make(np.uint32, 100003, "uniform", 11)
         for b, e in ((0, 10), (8, 16), (4, 32), (31, 32)):
+            for desc in (False, True):
+                out = x.copy()
+                CTX.sort(out, bits=(b, e), descending=desc)
+                digit = ((x >> np.uint32(b)) & np.uint32((1 << (e - b)) - 1)).astype(np.int64)
+                want = np.argsort(-digit if desc else digit, kind="stable")
+                np.testing.assert_array_equal(out, x[want])
+        # signed keys: bits of the image with the sign bit flipped
+        y = make(np.int32, 50001, "uniform", 12)
+        out = y.copy()
+        CTX.sort(out, bits=(24, 32))
+        top = ((y.view(np.uint32) ^ np.uint32(1 << 31)) >> np.uint32(24)).astype(np.int64)
+        np.testing.assert_array_equal(out, y[np.argsort(top, kind="stable")])
+        with self.assertRaises(clsort.Error) as e:
+            CTX.sort(x.copy(), bits=(0, 33))
+        self.assertEqual(e.exception.name, "CLSORT_ERROR_INVALID_BITS")
+
+    def test_radix_bits(self):
+        x = make(np.uint64, 20011, "uniform", 13)
+        for r in (1, 4, 7, 8):
             out = x.copy()
-            CTX.sort(out, bits=(b, e))
-            want = np.argsort((x >> np.uint32(b)) & np.uint32((1 << (e - b)) - 1), kind="stable")
-            np.testing.assert_array_equal(out, x[want])
+            CTX.sort(out, radix_bits=r, algorithm="classic")
+            self.check_keys(x, out)
+        k = x.copy()
+        with self.assertRaises(clsort.Error):
+            CTX.sort(k, radix_bits=99)
+        np.testing.assert_array_equal(k, x)
 
     def test_algorithms(self):
         x = make(np.int32, 3001, "few", 5)
         for a in clsort.ALGORITHMS:
             out = x.copy()
             CTX.sort(out, algorithm=a)
-            self.check_sorted(x, out, ref_perm(x))
+            self.check_keys(x, out)
+            k, v = x.copy(), np.arange(x.size, dtype=np.uint64)
+            CTX.sort_pairs(k, v, algorithm=a, descending=True)
+            self.check_sorted(x, k, v, True)
+            np.testing.assert_array_equal(CTX.argsort(x, algorithm=a), ref_perm(x))
 
     def test_pairs(self):
         for t in (np.uint32, np.int64, np.float32, np.uint16):
@@ -154,6 +192,23 @@ class Sorts(unittest.TestCase):
         k = x.copy()
         CTX.sort_pairs(k, rec)
         np.testing.assert_array_equal(rec["b"], ref_perm(x))
+        # value sizes 1, 2, 8 and 16 bytes (the fast paths)
+        for vt, shape in ((np.uint8, ()), (np.uint16, ()), (np.float64, ()), (np.uint64, (2,))):
+            v = np.random.default_rng(4).integers(0, 200, (n,) + shape).astype(vt)
+            k, w = x.copy(), v.copy()
+            CTX.sort_pairs(k, w)
+            np.testing.assert_array_equal(w, v[ref_perm(x)])
+
+    def test_threads_share_a_context(self):
+        xs = [make(np.uint32, 100003, "uniform", 20 + i) for i in range(4)]
+        outs = [x.copy() for x in xs]
+        ts = [threading.Thread(target=CTX.sort, args=(o,)) for o in outs]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        for x, o in zip(xs, outs):
+            self.check_keys(x, o)
 
 
 class Segments(unittest.TestCase):
@@ -169,6 +224,17 @@ class Segments(unittest.TestCase):
                     np.testing.assert_array_equal(bits_of(out[s * length:(s + 1) * length]),
                                                   bits_of(seg[ref_perm(seg)]))
                 np.testing.assert_array_equal(bits_of(out[5 * length:]), bits_of(x[5 * length:]))
+        # with rows of values, descending, floats with NaN
+        x = make(np.float32, 4 * 1000 + 9, "specials", 5)
+        rows = np.random.default_rng(5).random((x.size, 2))
+        k, r = x.copy(), rows.copy()
+        CTX.sort_segments(k, r, length=1000, descending=True)
+        for s in range(4):
+            a = s * 1000
+            want = a + ref_perm(x[a:a + 1000], True)
+            np.testing.assert_array_equal(bits_of(k[a:a + 1000]), bits_of(x[want]))
+            np.testing.assert_array_equal(r[a:a + 1000], rows[want])
+        np.testing.assert_array_equal(r[4000:], rows[4000:])
 
     def test_offsets_and_pairs(self):
         offs = np.array([0, 0, 1, 17, 17, 4113, 4114, 70000, 70001, 90000], dtype=np.int64)
@@ -184,6 +250,20 @@ class Segments(unittest.TestCase):
         np.testing.assert_array_equal(k[offs[-1]:], x[offs[-1]:])
         np.testing.assert_array_equal(v[offs[-1]:], np.arange(offs[-1], n))
 
+    def test_bad_offsets_leave_data(self):
+        x = make(np.uint32, 100, "uniform", 6)
+        v = np.arange(100, dtype=np.uint32)
+        for offs in ([0, 50, 20], [0, 101], np.array([0, 10, 200], dtype=np.uint64)):
+            k, w = x.copy(), v.copy()
+            with self.assertRaises(clsort.Error):
+                CTX.sort_segments(k, w, offsets=offs)
+            np.testing.assert_array_equal(k, x)
+            np.testing.assert_array_equal(w, v)
+        with self.assertRaises(ValueError):
+            CTX.sort_segments(x.copy(), offsets=np.array([0, -1, 5]))
+        with self.assertRaises(TypeError):
+            CTX.sort_segments(x.copy(), offsets=[0, 1.5, 5])
+
 
 class Scans(unittest.TestCase):
     def test_integer_scans(self):
@@ -198,6 +278,21 @@ class Scans(unittest.TestCase):
     def test_u64_beyond_32_bits(self):
         a = np.full(100000, 3_000_000_000, dtype=np.uint64)
         np.testing.assert_array_equal(CTX.scan(a, inclusive=True)[-1], 300_000_000_000_000)
+
+    def test_out_and_in_place(self):
+        a = make(np.int64, 5003, "uniform", 3)
+        out = np.empty_like(a)
+        self.assertIs(CTX.scan(a, out=out), out)
+        want = np.concatenate([[0], np.cumsum(a)[:-1]]).astype(np.int64)
+        np.testing.assert_array_equal(out, want)
+        b = a.copy()
+        CTX.scan(b, out=b)
+        np.testing.assert_array_equal(b, want)
+        f = np.random.default_rng(3).random(3001)
+        np.testing.assert_allclose(CTX.scan(f), np.concatenate([[0.0], np.cumsum(f)[:-1]]),
+                                   rtol=1e-10)
+        with self.assertRaises(TypeError):
+            CTX.scan(np.arange(10, dtype=np.uint8))
 
     def test_float_scans_in_place(self):
         for t in (np.float32, np.float64):
@@ -237,6 +332,21 @@ class Errors(unittest.TestCase):
             CTX.sort_segments(x)
         with self.assertRaises(TypeError):
             CTX.argsort(x, index_dtype=np.int32)
+        with self.assertRaises(TypeError):
+            CTX.sort_pairs(x, np.array([None] * 10))  # Python objects
+        with self.assertRaises(TypeError):
+            CTX.sort(np.ma.array(x, mask=x % 2 == 0))  # the mask would not move
+        with self.assertRaises(TypeError):
+            CTX.sort(x, bits=(True, 3))
+        with self.assertRaises(ValueError):
+            CTX.sort(x, bits=(0, 2 ** 32))  # not wrapped to a full-width sort
+        with self.assertRaises(ValueError):
+            CTX.sort(x, radix_bits=2 ** 32 + 4)
+        with self.assertRaises(ValueError):
+            clsort.Context("cp\0u")
+        ro = np.arange(10, dtype=np.uint32)[::-1].copy()
+        ro.flags.writeable = False
+        np.testing.assert_array_equal(CTX.argsort(ro), np.arange(10)[::-1])  # reads only
         with self.assertRaises(ValueError):
             CTX.scan(x, out=np.empty(9, dtype=np.uint32))
 
