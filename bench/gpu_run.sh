@@ -7,10 +7,14 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
-#        bitonic cpushapes
+#        bitonic cpushapes ab pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
-# environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time)
+# environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
+#        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
+#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT
+# The device tool brings back at most 8 files: end with the pack stage,
+# which leaves results.tar.gz (everything) and the few files most read.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -181,6 +185,38 @@ stage_compare() {
         $( [ -s "$OUT/cub.jsonl" ] && echo --cub "$OUT/cub.jsonl" ) \
         --copy-gbs "${gbs:-0}" --md "$OUT/compare.md" --png "$OUT/gpu.png" \
         --title "clsort (OpenCL) vs CUB, $(head -2 "$OUT/nvidia-smi.txt" | tail -1 | cut -d, -f1)"
+}
+
+stage_ab() {
+    # tunings alternating round by round in one process each, on the same
+    # inputs, with the per-kernel profile; line-buffered so that a timeout
+    # keeps what was printed
+    log "A/B: ${AB_TUNINGS:-tuned} on ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
+    for r in $(seq 1 "${AB_ROUNDS:-2}"); do
+        for t in ${AB_TUNINGS:-tuned}; do
+            echo "--- round $r: $t"
+            [ "$t" = tuned ] && t=""
+            timeout "${AB_TIMEOUT:-120}" stdbuf -oL ./$BUILD/clsort bench --device "${AB_DEVICE:-gpu}" \
+                --cases "${AB_CASES:-u32}" --sizes "${AB_SIZES:-32M,256M}" --no-qsort --min-reps 10 \
+                --seed $SEED --profile ${t:+--tuning $t} 2>&1 | grep -v "^device" ||
+                echo "(exit ${PIPESTATUS[0]})"
+        done
+    done 2>&1 | tee -a "$OUT/ab.txt"
+}
+
+stage_pack() {
+    # everything into results.tar.gz, and beside it the files most read
+    log pack
+    local tmp
+    tmp=$(mktemp -d)
+    tar -czf "$tmp/results.tar.gz" -C "$OUT" .
+    for f in compare.md clsort_gpu.json cub.jsonl gpu.png ab.txt ctest-gpu.log compare_cpu.md; do
+        [ -e "$OUT/$f" ] && cp "$OUT/$f" "$tmp/"
+    done
+    find "$OUT" -mindepth 1 -delete
+    mv "$tmp"/* "$OUT/"
+    rmdir "$tmp"
+    ls "$OUT"
 }
 
 stage_tune() {
