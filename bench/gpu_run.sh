@@ -7,7 +7,7 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
-#        bitonic cpushapes ab pack
+#        bitonic cpushapes cpuprofile ab pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
@@ -142,6 +142,22 @@ stage_scaling() {
         echo "{\"threads\": $t, \"clsort_ms\": ${ms:-null}, \"copy_gbs\": ${gbs:-null}, \"ips4o_ms\": ${ips:-null}}" |
             tee -a "$OUT/scaling.jsonl"
     done
+}
+
+stage_cpuprofile() {
+    # per-kernel times of the CPU shape on 1 and all threads, beside the
+    # machine's copy bandwidth and the single-thread peers with as many
+    # threads: where a thread of clsort loses against a thread of vqsort
+    wait
+    log "CPU profile: clsort kernels on 1 and $(nproc) threads, memcpy and peers"
+    for t in 1 "$(nproc)"; do
+        echo "--- $t threads"
+        POCL_CPU_MAX_CU_COUNT=$t POCL_MAX_PTHREAD_COUNT=$t ./$BUILD/clsort bench --device cpu \
+            --sizes ${CPU_PROFILE_SIZES:-8M,32M} --keys-only --no-qsort --min-reps 3 --profile --seed $SEED 2>&1 |
+            grep -v "^device"
+        [ -x $BUILD/cpu_peers ] && ./$BUILD/cpu_peers --sizes ${CPU_PROFILE_SIZES:-8M,32M} --cases u32 \
+            --impls memcpy,vqsort,ips4o_seq,ips4o --threads $t --reps 3 --seed $SEED
+    done 2>&1 | tee "$OUT/cpuprofile.txt"
 }
 
 stage_startup() {

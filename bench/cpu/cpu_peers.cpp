@@ -13,6 +13,10 @@
 //                  [--threads T] [--reps R]
 // One JSON object per line on stdout, as the CUB program writes:
 //   {"impl": "ips4o", "threads": 16, "case": "u32", "n": 33554432, "ms": ..., "mkeys_per_s": ...}
+// --impls memcpy (not in the default list) copies the input to another
+// buffer with T threads instead of sorting it, and adds "gbs": the memory
+// bandwidth the machine gives (bytes read + written per second), the
+// measure the PoCL copy of `clsort bench --copy` cannot give on CPUs.
 // Every result is checked (sorted, and the same multiset as the input by a
 // checksum); a wrong result exits 1.
 #include <algorithm>
@@ -27,6 +31,7 @@
 
 #include <hwy/contrib/sort/vqsort.h>
 #include <ips4o.hpp>
+#include <omp.h>
 
 extern "C" {
 #include "../data.h"
@@ -95,6 +100,16 @@ uint64_t checksum(const uint32_t *v, size_t n)
     return s;
 }
 
+// dst = src with `threads` threads, each copying one contiguous chunk
+void parallel_copy(void *dst, const void *src, size_t bytes, int threads)
+{
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int t = 0; t < threads; t++) {
+        size_t a = bytes / threads * t, b = t + 1 == threads ? bytes : bytes / threads * (t + 1);
+        std::memcpy((char *)dst + a, (const char *)src + a, b - a);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -148,7 +163,7 @@ int main(int argc, char **argv)
             }
             const uint64_t want = pairs ? checksum(recs.data(), n) : checksum(keys.data(), n);
             for (const std::string &im : split(impls)) {
-                int used_threads = im == "ips4o" ? threads : 1;
+                int used_threads = im == "ips4o" || im == "memcpy" ? threads : 1;
                 if ((im == "qsort" || im == "std_stable_sort" || im == "std_sort") && n > (32u << 20))
                     continue;
                 std::vector<double> ms;
@@ -156,6 +171,17 @@ int main(int argc, char **argv)
                 for (int r = 0; r < reps && ok; r++) {
                     std::vector<uint32_t> k = keys;
                     std::vector<uint64_t> v = recs;
+                    if (im == "memcpy") { // the copy, into memory already touched
+                        const void *src = pairs ? (const void *)recs.data() : keys.data();
+                        void *dst = pairs ? (void *)v.data() : k.data();
+                        size_t bytes = n * (pairs ? 8 : 4);
+                        std::memset(dst, 0, bytes);
+                        double t0 = now_ms();
+                        parallel_copy(dst, src, bytes, threads);
+                        ms.push_back(now_ms() - t0);
+                        ok = std::memcmp(dst, src, bytes) == 0;
+                        continue;
+                    }
                     double t0 = now_ms();
                     if (!pairs) {
                         uint32_t *b = k.data(), *e = b + n;
@@ -192,10 +218,14 @@ int main(int argc, char **argv)
                 }
                 std::sort(ms.begin(), ms.end());
                 double med = ms[ms.size() / 2];
+                char extra[64] = "";
+                if (im == "memcpy")
+                    std::snprintf(extra, sizeof extra, ", \"gbs\": %.1f",
+                                  med > 0 ? 2.0 * n * (pairs ? 8 : 4) / med / 1e6 : 0.0);
                 std::printf("{\"impl\": \"%s\", \"threads\": %d, \"case\": \"%s\", \"n\": %zu, "
-                            "\"ms\": %.4f, \"mkeys_per_s\": %.1f}\n",
+                            "\"ms\": %.4f, \"mkeys_per_s\": %.1f%s}\n",
                             im.c_str(), used_threads, cs.c_str(), n, med,
-                            med > 0 ? n / med / 1e3 : 0.0);
+                            med > 0 ? n / med / 1e3 : 0.0, extra);
                 std::fflush(stdout);
             }
         }
