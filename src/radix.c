@@ -56,24 +56,34 @@ static size_t pow2ceil(size_t x)
 static size_t scan_words(unsigned wg) { return pow2ceil(wg) + pow2ceil(wg) / 16 + 1; }
 static size_t rank_cnt_words(unsigned wg) { return 16u * wg + wg + 1; }
 
-/* Local memory of each kernel, mirroring the declarations in the .cl files. */
+/* Local memory of the onesweep kernel, mirroring the declarations in
+ * radix_onesweep.cl: rank, work-group size, keys per work-item, RADIX, and
+ * the bytes of a key, a value (0: none) and an index. */
+size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, size_t R,
+                                   size_t key_bytes, size_t val_bytes, size_t idx_bytes)
+{
+    size_t tile = (size_t)wg * items;
+    switch (rank) {
+    case CLSORT_RANK_SERIAL: /* the tile, staged in digit order */
+        return tile * (key_bytes + val_bytes);
+    case CLSORT_RANK_LOCAL:
+        return tile * key_bytes + tile + 2 * tile * 2 + rank_cnt_words(wg) * 2 + R * 8 +
+               R * idx_bytes + scan_words(wg) * 4 + 4;
+    default: {
+        size_t sb = key_bytes > val_bytes ? key_bytes : val_bytes;
+        /* the warps' counters (and, for atomic_or, their digit masks) */
+        size_t wh_words = (wg / 32) * R * (rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
+        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
+        size_t wsum = R % 32 == 0 && R <= wg ? R / 32 * 4 : 0; /* the digit scan's warp sums */
+        return (stage > wh ? stage : wh) + R * 8 + R * idx_bytes + scan_words(wg) * 4 + 4 + wsum;
+    }
+    }
+}
+
 static size_t os_local_bytes(const radix_shape *s, unsigned items)
 {
-    size_t tile = (size_t)s->os_wg * items, R = s->radix, ib = s->idx_bytes;
-    switch (s->rank) {
-    case CLSORT_RANK_SERIAL: /* the tile, staged in digit order */
-        return tile * (s->key_bytes + s->val_bytes);
-    case CLSORT_RANK_LOCAL:
-        return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->os_wg) * 2 + R * 8 +
-               R * ib + scan_words(s->os_wg) * 4 + 4;
-    default: {
-        size_t sb = s->key_bytes > s->val_bytes ? s->key_bytes : s->val_bytes;
-        /* the warps' counters (and, for atomic_or, their digit masks) */
-        size_t wh_words = (s->os_wg / 32) * R * (s->rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
-        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
-        return (stage > wh ? stage : wh) + R * 8 + R * ib + scan_words(s->os_wg) * 4 + 4;
-    }
-    }
+    return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
+                                       s->val_bytes, s->idx_bytes);
 }
 
 static size_t cl_local_bytes(const radix_shape *s, unsigned items)

@@ -216,7 +216,7 @@ const char *clsort_tuning_keys(void)
     if (!text[0]) {
         size_t len = 0;
         for (size_t i = 0; i < NFIELDS; i++)
-            len += (size_t)snprintf(text + len, sizeof text - len, "%-12s %s\n", fields[i].key,
+            len += (size_t)snprintf(text + len, sizeof text - len, "%-14s %s\n", fields[i].key,
                                     fields[i].help);
     }
     return text;
@@ -253,7 +253,6 @@ static bool parse_value(const field *fd, const char *v, size_t vlen, unsigned *o
                 *out = i + 1;
                 return true;
             }
-        return false;
     }
     char *end = NULL;
     unsigned long x = strtoul(buf, &end, 0);
@@ -345,21 +344,12 @@ size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
     return len;
 }
 
-clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f, char *err,
-                                  size_t errsize)
+/* The checks of one onesweep shape (os_wg, os_items, os_items_pairs and both
+ * rankings); clsort_tuning_check runs them on the main shape and on the
+ * shape of 8-byte keys. */
+static clsort_status check_shape(const clsort_tuning *t, const clsort_device_facts *f, char *err,
+                                 size_t errsize)
 {
-    if (t->os_wg_wide || t->os_items_wide) { /* the shape of 8-byte keys, checked as the main one */
-        clsort_tuning w = *t;
-        w.os_wg = t->os_wg_wide ? t->os_wg_wide : t->os_wg;
-        w.os_items = t->os_items_wide ? t->os_items_wide : t->os_items;
-        w.os_wg_wide = w.os_items_wide = 0;
-        char inner[256];
-        if (clsort_tuning_check(&w, f, inner, sizeof inner) != CLSORT_SUCCESS) {
-            snprintf(err, errsize, "os_wg_wide=%u, os_items_wide=%u (8-byte keys): %s",
-                     t->os_wg_wide, t->os_items_wide, inner);
-            return CLSORT_ERROR_INVALID_TUNING;
-        }
-    }
     const unsigned wgs[] = {t->os_wg, t->cl_wg, t->hist_wg, t->plan_wg};
     const char *names[] = {"os_wg", "cl_wg", "hist_wg", "plan_wg"};
     for (int i = 0; i < 4; i++) {
@@ -423,12 +413,56 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
         snprintf(err, errsize, "cl_wg * cl_items must be at most 65536");
         return CLSORT_ERROR_INVALID_TUNING;
     }
-    if (t->os_rank >= CLSORT_RANK_MATCH && (uint64_t)t->os_wg * t->os_items > 65536) {
-        snprintf(err, errsize, "os_rank=%s needs os_wg * os_items <= 65536", rank_names[t->os_rank]);
-        return CLSORT_ERROR_INVALID_TUNING;
+    /* the tiles of keys alone and of pairs */
+    const unsigned items_pairs = t->os_items_pairs ? t->os_items_pairs : t->os_items;
+    const unsigned rank_pairs = t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
+    const uint64_t tiles[2] = {(uint64_t)t->os_wg * t->os_items, (uint64_t)t->os_wg * items_pairs};
+    const unsigned ranks[2] = {t->os_rank, rank_pairs};
+    const char *const tile_names[2] = {"os_items", "os_items_pairs"};
+    for (int i = 0; i < 2; i++) {
+        if (ranks[i] >= CLSORT_RANK_MATCH && tiles[i] > 65536) {
+            snprintf(err, errsize, "os_rank%s=%s needs os_wg * %s <= 65536 (16-bit ranks)",
+                     i ? "_pairs" : "", rank_names[ranks[i]], tile_names[i]);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+        if (tiles[i] > (1u << 28)) {
+            snprintf(err, errsize, "the onesweep tile os_wg * %s must be at most 2^28",
+                     tile_names[i]);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+        /* the warp rankings' counters (and masks) need local memory before
+         * any key: a work-group too large for it could never run */
+        if (ranks[i] >= CLSORT_RANK_MATCH) {
+            const unsigned r = t->radix_bits < 8 ? t->radix_bits : 8;
+            const size_t need = clsort_onesweep_local_bytes(ranks[i], t->os_wg, 1, 1u << r, 1, 0, 8);
+            if (need > f->local_mem_bytes) {
+                snprintf(err, errsize, "os_rank%s=%s with os_wg=%u needs %zu bytes of local "
+                         "memory before any keys; the device has %zu",
+                         i ? "_pairs" : "", rank_names[ranks[i]], t->os_wg, need,
+                         (size_t)f->local_mem_bytes);
+                return CLSORT_ERROR_INVALID_TUNING;
+            }
+        }
     }
-    if ((uint64_t)t->os_wg * t->os_items > (1u << 28)) {
-        snprintf(err, errsize, "the onesweep tile os_wg * os_items must be at most 2^28");
+    return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f, char *err,
+                                  size_t errsize)
+{
+    clsort_status st = check_shape(t, f, err, errsize);
+    if (st != CLSORT_SUCCESS || !(t->os_wg_wide || t->os_items_wide))
+        return st;
+    /* the shape of 8-byte keys: keys alone and pairs both take os_items_wide */
+    clsort_tuning w = *t;
+    w.os_wg = t->os_wg_wide ? t->os_wg_wide : t->os_wg;
+    w.os_items = t->os_items_wide ? t->os_items_wide : t->os_items;
+    w.os_items_pairs = t->os_items_wide ? t->os_items_wide : t->os_items_pairs;
+    w.os_wg_wide = w.os_items_wide = 0;
+    char inner[256];
+    if (check_shape(&w, f, inner, sizeof inner) != CLSORT_SUCCESS) {
+        snprintf(err, errsize, "os_wg_wide=%u, os_items_wide=%u (8-byte keys): %s", t->os_wg_wide,
+                 t->os_items_wide, inner);
         return CLSORT_ERROR_INVALID_TUNING;
     }
     return CLSORT_SUCCESS;

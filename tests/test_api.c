@@ -324,6 +324,25 @@ void test_tuning_spec(void)
     CHECK(strstr(after, "os_rank_pairs=same"), "pairs follow os_rank: %s", after);
     CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=0"),
           "8-byte keys follow os_wg and os_items: %s", after);
+    /* setting os_wg alone resets os_wg_wide, os_items alone os_items_wide */
+    CHECK(clsort_context_set_tuning(ctx, "os_wg_wide=32,os_items_wide=8") == CLSORT_SUCCESS,
+          "wide: %s", clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "os_wg=64") == CLSORT_SUCCESS, "os_wg: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=8"), "os_wg resets: %s",
+          after);
+    CHECK(clsort_context_set_tuning(ctx, "os_items=8") == CLSORT_SUCCESS, "os_items: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "os_items_wide=0"), "os_items resets: %s", after);
+    /* a fault of the main shape is reported as such, not as the wide one's */
+    CHECK(clsort_context_set_tuning(ctx, "os_items_wide=8") == CLSORT_SUCCESS, "wide items: %s",
+          clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "os_rank=serial,os_wg=64") == CLSORT_ERROR_INVALID_TUNING,
+          "serial with 64 work-items");
+    CHECK(!strstr(clsort_context_last_error(ctx), "os_items_wide"), "blames the main shape: %s",
+          clsort_context_last_error(ctx));
     /* the shape of 8-byte keys is checked as the main one */
     CHECK(clsort_context_set_tuning(ctx, "os_rank=serial,os_wg=1,os_items=64,os_wg_wide=64") ==
               CLSORT_ERROR_INVALID_TUNING, "serial shape with 64 work-items for 8-byte keys");

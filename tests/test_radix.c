@@ -221,6 +221,15 @@ void test_radix_shapes(void)
             if (!sort_and_check(ctx, &c, spec))
                 break;
         }
+        /* 8-byte keys take the shape's os_wg_wide and os_items_wide where
+         * it has them; partial last tiles */
+        static const check_mode modes[] = {CHECK_KEYS, CHECK_PAIRS, CHECK_ARGSORT};
+        for (size_t m = 0; m < 3; m++) {
+            sort_case c = make(CLSORT_U64, m == 1 ? DATA_FEW_UNIQUE : DATA_UNIFORM, 300007 + m,
+                               modes[m]);
+            if (!sort_and_check(ctx, &c, spec))
+                break;
+        }
     }
 }
 

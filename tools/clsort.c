@@ -298,42 +298,80 @@ static int cmd_bench(int argc, char **argv)
 }
 
 
+/* The value of key in a tuning spec ("" when absent). */
+static void spec_value(const char *spec, const char *key, char *out, size_t size)
+{
+    out[0] = '\0';
+    size_t kl = strlen(key);
+    for (const char *p = spec; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, key, kl) && p[kl] == '=') {
+            size_t vl = strcspn(p + kl + 1, ",");
+            snprintf(out, size, "%.*s", (int)(vl < size ? vl : size - 1), p + kl + 1);
+            return;
+        }
+}
+
 /* The default candidates for `clsort tune`: a grid over the kernel shapes
- * that matter on the device's kind. */
-static size_t default_candidates(const clsort_device_info *d, char specs[][128], size_t cap)
+ * that matter on the device's kind. On NVIDIA each grid varies only the
+ * fields the tuned case uses (keys of 4 bytes, pairs, keys of 8 bytes), and
+ * a grid over the keys' shape names the pairs' ranking and the 8-byte shape
+ * as they are (`current`), which setting os_rank, os_wg and os_items would
+ * otherwise reset: a saved winner keeps what the other cases were tuned to. */
+static size_t default_candidates(const clsort_device_info *d, const bench_case *bc,
+                                 const char *current, char specs[][256], size_t cap)
 {
     size_t k = 0;
     if (d->is_gpu && strstr(d->platform_name, "NVIDIA")) {
         static const unsigned wgs[] = {256, 384, 512};
         static const unsigned items[] = {8, 12, 16, 20, 24};
         static const char *const ranks[] = {"ballot", "match", "atomic_or"};
-        for (int r = 0; r < 3; r++)
-            for (int w = 0; w < 3; w++)
+        if (clsort_type_size(bc->key_type) == 8) {
+            static const unsigned wide_wgs[] = {128, 256, 384, 512};
+            for (int w = 0; w < 4; w++)
                 for (int i = 0; i < 5 && k < cap; i++)
-                    snprintf(specs[k++], 128, "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u,os_items_pairs=0",
-                             ranks[r], wgs[w], items[i]);
+                    snprintf(specs[k++], 256, "os_wg_wide=%u,os_items_wide=%u", wide_wgs[w],
+                             items[i]);
+        } else if (bc->value_size) {
+            for (int r = 0; r < 3; r++)
+                for (int i = 0; i < 5 && k < cap; i++)
+                    snprintf(specs[k++], 256, "os_rank_pairs=%s,os_items_pairs=%u", ranks[r],
+                             items[i]);
+        } else {
+            char rp[32], ww[32], iw[32];
+            spec_value(current, "os_rank_pairs", rp, sizeof rp);
+            spec_value(current, "os_wg_wide", ww, sizeof ww);
+            spec_value(current, "os_items_wide", iw, sizeof iw);
+            for (int r = 0; r < 3; r++)
+                for (int w = 0; w < 3; w++)
+                    for (int i = 0; i < 5 && k < cap; i++)
+                        snprintf(specs[k++], 256,
+                                 "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u,"
+                                 "os_rank_pairs=%s,os_wg_wide=%s,os_items_wide=%s",
+                                 ranks[r], wgs[w], items[i], rp[0] ? rp : "same",
+                                 ww[0] ? ww : "0", iw[0] ? iw : "0");
+        }
     } else if (d->is_gpu) {
         static const unsigned wgs[] = {128, 256};
         static const unsigned items[] = {4, 8, 16};
         for (int w = 0; w < 2; w++)
             for (int i = 0; i < 3 && k < cap; i++)
-                snprintf(specs[k++], 128, "algorithm=onesweep,os_rank=local,os_wg=%u,os_items=%u",
+                snprintf(specs[k++], 256, "algorithm=onesweep,os_rank=local,os_wg=%u,os_items=%u",
                          wgs[w], items[i]);
         for (int w = 0; w < 2 && k < cap; w++)
-            snprintf(specs[k++], 128, "algorithm=classic,cl_wg=%u,cl_items=8", wgs[w]);
+            snprintf(specs[k++], 256, "algorithm=classic,cl_wg=%u,cl_items=8", wgs[w]);
     } else {
         static const unsigned tiles[] = {16384, 65536, 262144};
         static const unsigned widths[] = {8, 11};
         for (int t = 0; t < 3; t++)
             for (int w = 0; w < 2; w++)
                 for (int m = 0; m < 2 && k < cap; m++)
-                    snprintf(specs[k++], 128,
+                    snprintf(specs[k++], 256,
                              "algorithm=onesweep,os_rank=serial,os_wg=1,os_items=%u,hist_wg=1,"
                              "radix_bits=%u,large_min=0,msd=%d",
                              tiles[t], widths[w], m);
         static const unsigned cg[] = {1, 2, 4};
         for (int g = 0; g < 3 && k < cap; g++)
-            snprintf(specs[k++], 128, "algorithm=classic,cl_wg=1,cl_groups=%u,hist_wg=1", cg[g]);
+            snprintf(specs[k++], 256, "algorithm=classic,cl_wg=1,cl_groups=%u,hist_wg=1", cg[g]);
     }
     return k;
 }
@@ -396,15 +434,17 @@ static int cmd_tune(int argc, char **argv)
     }
     clsort_device_info info;
     clsort_context_device_info(ctx, &info);
-    static char specs[256][128];
+    static char specs[256][256];
     size_t nspec = 0;
     if (cand_list) {
         char *list = strdup(cand_list);
         for (char *tok = strtok(list, ";"); tok && nspec < 256; tok = strtok(NULL, ";"))
-            snprintf(specs[nspec++], 128, "%s", tok);
+            snprintf(specs[nspec++], 256, "%s", tok);
         free(list);
     } else {
-        nspec = default_candidates(&info, specs, 256);
+        char current[2048];
+        clsort_context_get_tuning(ctx, current, sizeof current);
+        nspec = default_candidates(&info, &bc, current, specs, 256);
     }
     printf("tuning on %s: case %s, n = %zu, %zu candidates\n", info.device_name, case_spec, n,
            nspec);

@@ -20,7 +20,7 @@
  *
  * Defines it needs, besides common.cl's and radix.cl's:
  *   CLSORT_OS_WG     work-group size (a multiple of 32 for CLSORT_OS_RANK
- *                    2 and 3, 1 for 0)
+ *                    2 to 4, 1 for 0)
  *   CLSORT_OS_ITEMS  keys per work-item (with CLSORT_OS_WG 1: the tile size)
  *   CLSORT_OS_RANK   how a tile is ranked: 0 serial (one work-item per
  *                    work-group, CPUs), 1 local-memory counting sort of 4-bit
