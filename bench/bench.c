@@ -125,13 +125,48 @@ static void release_bufs(bufs *b)
         }
 }
 
+/* The end of a timed run whose start is e0 (the end of the copy that
+ * restored its input): when *st is still success, a 4-byte copy from last
+ * (the run's output) into tiny marks the end; returns the device time
+ * between the two in ms, or -1 with *st set. Waits, releases e0. */
+static double timed_end(cl_command_queue q, cl_event e0, cl_mem last, cl_mem tiny,
+                        clsort_status *st)
+{
+    cl_event e1 = NULL;
+    cl_int err = CL_SUCCESS;
+    if (*st == CLSORT_SUCCESS) {
+        err = clEnqueueCopyBuffer(q, last, tiny, 0, 0, 4, 0, NULL, &e1);
+        if (err == CL_SUCCESS)
+            err = clWaitForEvents(1, &e1);
+        if (err != CL_SUCCESS)
+            *st = err;
+    }
+    double ms = -1;
+    if (*st == CLSORT_SUCCESS) {
+        cl_ulong t0 = 0, t1 = 0;
+        err = clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, sizeof t1, &t1, NULL);
+        if (err != CL_SUCCESS)
+            *st = err;
+        else
+            ms = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
+    }
+    clFinish(q);
+    if (e0)
+        clReleaseEvent(e0);
+    if (e1)
+        clReleaseEvent(e1);
+    return ms;
+}
+
 /* One timed sort: restore the input, sort, mark the end. Returns ms of
  * device time, or a negative value on failure. */
 static double timed_sort(clsort_context *ctx, cl_command_queue q, const bench_case *c, size_t n,
                          const bufs *b, clsort_status *st)
 {
     size_t kb = clsort_type_size(c->key_type);
-    cl_event e0 = NULL, e1 = NULL;
+    cl_event e0 = NULL;
     cl_int err = CL_SUCCESS;
     if (c->value_size)
         err = clEnqueueCopyBuffer(q, b->pv, b->wv, 0, 0, n * c->value_size, 0, NULL, NULL);
@@ -159,30 +194,7 @@ static double timed_sort(clsort_context *ctx, cl_command_queue q, const bench_ca
                             : clsort_sort_keys_buffer(ctx, c->key_type, b->wk, 0, n, &o, 0, NULL,
                                                       NULL);
     }
-    if (*st == CLSORT_SUCCESS) {
-        err = clEnqueueCopyBuffer(q, b->wk, b->tiny, 0, 0, 4, 0, NULL, &e1);
-        if (err == CL_SUCCESS)
-            err = clWaitForEvents(1, &e1);
-        if (err != CL_SUCCESS)
-            *st = err;
-    }
-    double ms = -1;
-    if (*st == CLSORT_SUCCESS) {
-        cl_ulong t0 = 0, t1 = 0;
-        err = clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
-        if (err == CL_SUCCESS)
-            err = clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, sizeof t1, &t1, NULL);
-        if (err != CL_SUCCESS)
-            *st = err;
-        else
-            ms = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
-    }
-    clFinish(q);
-    if (e0)
-        clReleaseEvent(e0);
-    if (e1)
-        clReleaseEvent(e1);
-    return ms;
+    return timed_end(q, e0, b->wk, b->tiny, st);
 }
 
 static uint64_t mix64(uint64_t z)
@@ -698,37 +710,14 @@ clsort_status bench_algorithms(const char *device, const char *tuning, unsigned 
 static double timed_scan(clsort_context *ctx, cl_command_queue q, clsort_type t, cl_mem in,
                          cl_mem out, cl_mem tiny, size_t n, clsort_status *st)
 {
-    cl_event e0 = NULL, e1 = NULL;
+    cl_event e0 = NULL;
     cl_int err = clEnqueueCopyBuffer(q, tiny, tiny, 0, 32, 4, 0, NULL, &e0);
     if (err != CL_SUCCESS) {
         *st = err;
         return -1;
     }
     *st = clsort_scan_buffer(ctx, t, in, 0, out, 0, n, 0, 0, NULL, NULL);
-    if (*st == CLSORT_SUCCESS) {
-        err = clEnqueueCopyBuffer(q, out, tiny, 0, 0, 4, 0, NULL, &e1);
-        if (err == CL_SUCCESS)
-            err = clWaitForEvents(1, &e1);
-        if (err != CL_SUCCESS)
-            *st = err;
-    }
-    double ms = -1;
-    if (*st == CLSORT_SUCCESS) {
-        cl_ulong t0 = 0, t1 = 0;
-        err = clGetEventProfilingInfo(e0, CL_PROFILING_COMMAND_END, sizeof t0, &t0, NULL);
-        if (err == CL_SUCCESS)
-            err = clGetEventProfilingInfo(e1, CL_PROFILING_COMMAND_START, sizeof t1, &t1, NULL);
-        if (err != CL_SUCCESS)
-            *st = err;
-        else
-            ms = t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0;
-    }
-    clFinish(q);
-    if (e0)
-        clReleaseEvent(e0);
-    if (e1)
-        clReleaseEvent(e1);
-    return ms;
+    return timed_end(q, e0, out, tiny, st);
 }
 
 /* Exclusive scan on the host, the check's reference; 1 if out matches. */

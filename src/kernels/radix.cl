@@ -362,6 +362,28 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
                 state, bases, s, constant_digit);
 }
 
+/* The portable tile load of both strategies' work-group shapes: keys
+ * [t0, t0 + cnt) of src go to lkeys, their digits to ldig (RADIX - 1 past
+ * cnt, so that those positions rank last in clsort_rank_local), counted in
+ * lh; work-item lid of wg takes positions lid, lid + wg, ... (items of them). */
+inline void clsort_load_tile_local(const global KEY_T *src, idx_t t0, uint cnt, uint items,
+                                   uint wg, uint lid, uint shift, uint mask, uint flip,
+                                   local KEY_T *lkeys, local uchar *ldig, local uint *lh)
+{
+    for (uint k = 0; k < items; k++) {
+        uint i = k * wg + lid;
+        if (i < cnt) {
+            KEY_T key = src[t0 + i];
+            uint d = DIGIT_OF(key, shift, mask, flip);
+            lkeys[i] = key;
+            ldig[i] = (uchar)d;
+            atomic_inc(&lh[d]);
+        } else {
+            ldig[i] = (uchar)(RADIX - 1);
+        }
+    }
+}
+
 /* Stable ranking of a tile in local memory: ceil(r/4) rounds of a counting
  * sort on 4-bit sub-digits of (digit, tile index). Each work-item counts its
  * `items` consecutive positions in its own column of cnt[16][WG], the

@@ -143,18 +143,8 @@ void clsort_radix_scatter(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         FOR_EACH_LOCAL(d, RADIX)
             lh[d] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint k = 0; k < CLSORT_CL_ITEMS; k++) {
-            uint i = k * CLSORT_CL_WG + lid;
-            if (i < cnt) {
-                KEY_T key = src[t0 + i];
-                uint d = DIGIT_OF(key, shift, mask, flip);
-                lkeys[i] = key;
-                ldig[i] = (uchar)d;
-                atomic_inc(&lh[d]);
-            } else {
-                ldig[i] = (uchar)(RADIX - 1);
-            }
-        }
+        clsort_load_tile_local(src, t0, cnt, CLSORT_CL_ITEMS, CLSORT_CL_WG, lid, shift, mask, flip,
+                               lkeys, ldig, lh);
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint order = clsort_rank_local(ldig, CLSORT_CL_ITEMS, perm, cnt_l, scan_s);
         FOR_EACH_LOCAL(d, RADIX)

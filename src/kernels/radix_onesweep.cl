@@ -215,18 +215,8 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint tile = tile_l;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, portion_len - t0);
-    for (uint k = 0; k < CLSORT_OS_ITEMS; k++) {
-        uint i = k * CLSORT_OS_WG + lid;
-        if (i < cnt) {
-            KEY_T key = src[t0 + i];
-            uint d = DIGIT_OF(key, shift, mask, flip);
-            lkeys[i] = key;
-            ldig[i] = (uchar)d;
-            atomic_inc(&lh[d]);
-        } else {
-            ldig[i] = (uchar)(RADIX - 1);
-        }
-    }
+    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip,
+                           lkeys, ldig, lh);
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(d, RADIX) {
         lcount[d] = lh[d];
