@@ -297,6 +297,23 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
     return CLSORT_SUCCESS;
 }
 
+/* The last step of both ways of creating a context: on success *out is the
+ * context, else it is released and creation fails with finish_setup's
+ * message. */
+static clsort_status finish_or_release(clsort_context *ctx, const clsort_context_config *cfg,
+                                       clsort_context **out)
+{
+    clsort_status s = finish_setup(ctx, cfg);
+    if (s != CLSORT_SUCCESS) {
+        char keep[4096];
+        snprintf(keep, sizeof keep, "%s", clsort_context_last_error(NULL));
+        clsort_context_release(ctx);
+        return clsort_fail(NULL, s, "%s", keep);
+    }
+    *out = ctx;
+    return CLSORT_SUCCESS;
+}
+
 void clsort_tuning_file_name(const clsort_context *ctx, char *name, size_t size)
 {
     char key[1024];
@@ -368,15 +385,7 @@ clsort_status clsort_context_create_with_config(clsort_context **out,
         clsort_context_release(ctx);
         return clsort_fail(NULL, err, "clCreateCommandQueue failed: %s", clsort_status_string(err));
     }
-    clsort_status s = finish_setup(ctx, cfg);
-    if (s != CLSORT_SUCCESS) {
-        char keep[4096];
-        snprintf(keep, sizeof keep, "%s", clsort_context_last_error(NULL));
-        clsort_context_release(ctx);
-        return clsort_fail(NULL, s, "%s", keep);
-    }
-    *out = ctx;
-    return CLSORT_SUCCESS;
+    return finish_or_release(ctx, cfg, out);
 }
 
 clsort_status clsort_context_create(clsort_context **ctx, const char *device)
@@ -429,15 +438,7 @@ clsort_status clsort_context_create_from_queue(clsort_context **out, cl_command_
     clRetainContext(cl);
     clRetainCommandQueue(queue);
     ctx->owns_cl = true; /* our references, released on release */
-    clsort_status s = finish_setup(ctx, cfg);
-    if (s != CLSORT_SUCCESS) {
-        char keep[4096];
-        snprintf(keep, sizeof keep, "%s", clsort_context_last_error(NULL));
-        clsort_context_release(ctx);
-        return clsort_fail(NULL, s, "%s", keep);
-    }
-    *out = ctx;
-    return CLSORT_SUCCESS;
+    return finish_or_release(ctx, cfg, out);
 }
 
 void clsort_context_release(clsort_context *ctx)

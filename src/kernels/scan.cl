@@ -23,6 +23,29 @@
 
 typedef CLSORT_SCAN_T scan_t;
 #define SCAN_BLOCK (CLSORT_SCAN_WG * CLSORT_SCAN_ITEMS)
+
+/* The end of a tile's scan in both variants: work-item lid's own run of
+ * elements (padded layout, a bank-conflict gap every 32) becomes their
+ * prefix from run on (exclusive, or inclusive), and the tile goes out to
+ * out[b0 ...] in coalesced order, up to n. */
+inline void clsort_scan_tile_out(local scan_t *tile, scan_t run, uint inclusive,
+                                 global scan_t *out, ulong b0, ulong n, uint lid)
+{
+#define TILE_PAD(i) ((i) + (i) / 32)
+    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
+        uint i = lid * CLSORT_SCAN_ITEMS + k;
+        scan_t x = tile[TILE_PAD(i)];
+        tile[TILE_PAD(i)] = inclusive ? run + x : run;
+        run += x;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
+        uint i = k * CLSORT_SCAN_WG + lid;
+        if (b0 + i < n)
+            out[b0 + i] = tile[TILE_PAD(i)];
+    }
+#undef TILE_PAD
+}
 CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_t, scan_t)
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SCAN_WG, 1, 1)))
@@ -70,18 +93,7 @@ void clsort_scan_blocks(global const scan_t *in, ulong in_off, global scan_t *ou
     scan_t run = clsort_group_scan_t(own, s, &total);
     if (use_carry)
         run += carry[get_group_id(0)];
-    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
-        uint t = lid * CLSORT_SCAN_ITEMS + k;
-        scan_t x = tile[TPAD(t)];
-        tile[TPAD(t)] = inclusive ? run + x : run;
-        run += x;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
-        uint t = k * CLSORT_SCAN_WG + lid;
-        if (b0 + t < n)
-            out[b0 + t] = tile[TPAD(t)];
-    }
+    clsort_scan_tile_out(tile, run, inclusive, out, b0, n, lid);
 #undef TPAD
 }
 
@@ -177,17 +189,6 @@ void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *o
         atomic_xchg(flags + 1 + t, 2u);
     }
     run += excl;
-    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
-        uint i = lid * CLSORT_SCAN_ITEMS + k;
-        scan_t x = tile[TPAD(i)];
-        tile[TPAD(i)] = inclusive ? run + x : run;
-        run += x;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = 0; k < CLSORT_SCAN_ITEMS; k++) {
-        uint i = k * CLSORT_SCAN_WG + lid;
-        if (b0 + i < n)
-            out[b0 + i] = tile[TPAD(i)];
-    }
+    clsort_scan_tile_out(tile, run, inclusive, out, b0, n, lid);
 #undef TPAD
 }
