@@ -393,6 +393,18 @@ class Errors(unittest.TestCase):
         self.assertTrue(any(d["is_default"] for d in clsort.devices()))
         self.assertIn("os_items", clsort.tuning_keys())
 
+    def test_memmap(self):
+        import tempfile
+        x = make(np.int32, 10007, "uniform", 30)
+        with tempfile.TemporaryDirectory() as d:
+            m = np.memmap(os.path.join(d, "keys.bin"), dtype=np.int32, mode="w+", shape=x.shape)
+            m[:] = x
+            CTX.sort(m)  # a memmap is a plain array of the file's pages
+            m.flush()
+            back = np.fromfile(os.path.join(d, "keys.bin"), dtype=np.int32)
+            np.testing.assert_array_equal(back, np.sort(x, kind="stable"))
+            del m
+
     def test_module_functions(self):
         x = make(np.float64, 12345, "specials", 3)
         out = clsort.sort(x.copy())
