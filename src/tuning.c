@@ -267,8 +267,7 @@ static bool parse_value(const field *fd, const char *v, size_t vlen, unsigned *o
 clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize)
 {
     clsort_tuning tmp = *t;
-    bool rank_set = false, pairs_rank_set = false, wg_set = false, wg_wide_set = false,
-         items_set = false, items_wide_set = false;
+    bool named[NFIELDS] = {false};
     const char *p = spec;
     while (p && *p) {
         while (*p == ',' || *p == ' ')
@@ -299,22 +298,27 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
             return CLSORT_ERROR_INVALID_TUNING;
         }
         *(unsigned *)((char *)&tmp + fd->offset) = v;
-        rank_set |= !strcmp(fd->key, "os_rank");
-        pairs_rank_set |= !strcmp(fd->key, "os_rank_pairs");
-        wg_set |= !strcmp(fd->key, "os_wg");
-        wg_wide_set |= !strcmp(fd->key, "os_wg_wide");
-        items_set |= !strcmp(fd->key, "os_items");
-        items_wide_set |= !strcmp(fd->key, "os_items_wide");
+        named[fd - fields] = true;
         p = end;
     }
     /* a spec that names the ranking or the shape means it for pairs and
-     * 8-byte keys too, unless it names their own */
-    if (rank_set && !pairs_rank_set)
-        tmp.os_rank_pairs = 0;
-    if (wg_set && !wg_wide_set)
-        tmp.os_wg_wide = 0;
-    if (items_set && !items_wide_set)
-        tmp.os_items_wide = 0;
+     * 8-byte keys too, unless it names their own (0: follow the main one) */
+    static const struct {
+        size_t main, follower;
+    } follows[] = {
+        {offsetof(clsort_tuning, os_rank), offsetof(clsort_tuning, os_rank_pairs)},
+        {offsetof(clsort_tuning, os_wg), offsetof(clsort_tuning, os_wg_wide)},
+        {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, os_items_wide)},
+    };
+    for (size_t f = 0; f < sizeof follows / sizeof follows[0]; f++) {
+        bool main_named = false, follower_named = false;
+        for (size_t i = 0; i < NFIELDS; i++) {
+            main_named |= named[i] && fields[i].offset == follows[f].main;
+            follower_named |= named[i] && fields[i].offset == follows[f].follower;
+        }
+        if (main_named && !follower_named)
+            *(unsigned *)((char *)&tmp + follows[f].follower) = 0;
+    }
     *t = tmp;
     return CLSORT_SUCCESS;
 }

@@ -242,6 +242,14 @@ def _array(a, what, dtypes=None, ndim1=True, writable=True):
     return a
 
 
+def _rows(values, n):
+    """Checks that values holds one row per key and returns a row's bytes."""
+    _array(values, "values", None, ndim1=False)
+    if values.ndim == 0 or values.shape[0] != n:
+        raise ValueError("values must have one row per key (%d), not shape %s" % (n, values.shape))
+    return values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+
+
 def _options(descending, bits, algorithm, radix_bits):
     o = _Options()
     o.descending = 1 if descending else 0
@@ -361,11 +369,7 @@ class Context:
         """Sorts keys in place and moves the rows of values (values[i] is the
         row of keys[i]; any dtype and row shape) with them; returns both."""
         _array(keys, "keys", KEY_DTYPES)
-        _array(values, "values", None, ndim1=False)
-        if values.ndim == 0 or values.shape[0] != keys.size:
-            raise ValueError("values must have one row per key (%d), not shape %s"
-                             % (keys.size, values.shape))
-        row = values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+        row = _rows(values, keys.size)
         o = _options(descending, bits, algorithm, radix_bits)
         with self._lock:
             self._check(_sort_pairs(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
@@ -415,11 +419,7 @@ class Context:
                 self._check(_sort_segments(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
                                            keys.size, ctypes.byref(seg), ctypes.byref(o)))
             return keys
-        _array(values, "values", None, ndim1=False)
-        if values.ndim == 0 or values.shape[0] != keys.size:
-            raise ValueError("values must have one row per key (%d), not shape %s"
-                             % (keys.size, values.shape))
-        row = values.itemsize * int(np.prod(values.shape[1:], dtype=np.int64))
+        row = _rows(values, keys.size)
         with self._lock:
             self._check(_sort_segments_pairs(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
                                              _ptr(values), row, keys.size, ctypes.byref(seg),
