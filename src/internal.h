@@ -56,6 +56,7 @@ typedef struct clsort_tuning {
     unsigned skip_min;  /* pass skipping from this n on (0: always) */
     unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
     unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
+    unsigned single_max;   /* onesweep sorts up to this n and one tile: one work-group, one launch */
     unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
     unsigned bt_regs;              /* bitonic: most elements a work-item sorts in registers (0: none) */
     unsigned sel_wg, sel_block;    /* selection sort */

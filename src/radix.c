@@ -80,11 +80,23 @@ size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, s
     }
 }
 
-static size_t os_local_bytes(const radix_shape *s, unsigned items)
+/* The kernels' struct of a tile's local memory (os_mem), with its padding. */
+static size_t os_mem_bytes(const radix_shape *s, unsigned items)
 {
     return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
-                                       s->val_bytes, s->idx_bytes);
+                                       s->val_bytes, s->idx_bytes) +
+           4 + 16;
 }
+
+/* clsort_radix_single: the tile's memory, or the counts of every pass with
+ * the plan's scan, whichever is larger (a union). */
+static size_t single_local_bytes(const radix_shape *s)
+{
+    size_t tile = os_mem_bytes(s, s->os_items);
+    size_t plan = scan_words(s->os_wg) * 8 + (size_t)s->max_passes * (s->radix + 1) * 4 + 16;
+    return tile > plan ? tile : plan;
+}
+
 
 static size_t cl_local_bytes(const radix_shape *s, unsigned items)
 {
@@ -144,9 +156,9 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
             items = t->os_items_wide ? t->os_items_wide : items;
         }
         /* Fewer keys per work-item until the kernel's local memory fits. */
-        while (items > 1 && os_local_bytes(s, items) > lmem)
+        while (items > 1 && os_mem_bytes(s, items) > lmem)
             items--;
-        if (os_local_bytes(s, items) > lmem)
+        if (os_mem_bytes(s, items) > lmem)
             return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                                "the onesweep kernel does not fit the device's %zu bytes of "
                                "local memory (os_wg=%u)",
@@ -375,6 +387,28 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
     return clsort_launch(ctx, k, "clsort_radix_prologue", s->plan_wg, s->plan_wg, seq);
 }
 
+/* The whole sort of at most one tile in one work-group (clsort_radix_single):
+ * counts, plan, passes and finish in one launch. Constant digits are always
+ * skipped: here that costs nothing. */
+static clsort_status run_single(clsort_context *ctx, clsort_program *prog,
+                                const clsort_radix_job *job, const radix_shape *s,
+                                const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_single", &k));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+    cl_uint n = (cl_uint)job->n, passes = s->passes, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, gen = job->gen_index;
+    clsort_arg args[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off),  CLSORT_ARG(b->ka),
+                         CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),   CLSORT_ARG(vu_off),
+                         CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),   CLSORT_ARG(n),
+                         CLSORT_ARG(passes),   CLSORT_ARG(begin),   CLSORT_ARG(end),
+                         CLSORT_ARG(desc),     CLSORT_ARG(gen),     CLSORT_ARG(b->scratch),
+                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_single", args, 17));
+    return clsort_launch(ctx, k, "clsort_radix_single", s->os_wg, s->os_wg, seq);
+}
+
 /* One onesweep launch per portion for pass p (pass_arg: p, or MSD_LAUNCH for
  * the pass the plan chooses, which uses pass 0's counters and look-back
  * area: the LSD launches then do nothing). After each portion but the last,
@@ -542,6 +576,9 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
     radix_buffers b;
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
+    if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && job->n <= ctx->tuning.single_max &&
+        job->n <= s.tile && single_local_bytes(&s) <= ctx->facts.local_mem_bytes)
+        return run_single(ctx, prog, job, &s, &b, seq);
     if (s.portions == 1 && job->n <= ctx->tuning.prologue_max &&
         (size_t)s.max_passes * s.radix * 4 + 8192 <= ctx->facts.local_mem_bytes) {
         /* One work-group zeroes, counts and plans: one launch, not three. */

@@ -81,11 +81,19 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         "os_wg_wide=32,os_items_wide=8", /* 8-byte keys: 32 x 8 */
         /* the CPU shape in MSD order: top digit first, then the buckets */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
+        /* the whole sort in one work-group (clsort_radix_single) up to
+         * 100000 keys, both portable rankings, many tiles */
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
+        "single_max=100000",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "os_wg_wide=32,os_items_wide=8,single_max=100000",
     };
     static const char *const nvidia[] = {
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match",
         "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot",
         "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or",
+        "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,single_max=100000",
+        "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match,single_max=100000",
     };
     size_t k = 0;
     const char *env = getenv("CLSORT_TEST_SHAPES");

@@ -46,7 +46,7 @@
 #define ST_IOTA 2
 #define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
 #define ST_PENDING 4 /* the first plan of MSD order could not decide (see below) */
-#define ST_PASS(p) (8 + 4 * (p))
+#define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
 #define ST_PASS_DST 2
@@ -206,9 +206,9 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
                         local uint *constant_digit)
 {
     const uint lid = get_local_id(0);
-    const uint per = (RADIX + CLSORT_PLAN_WG - 1) / CLSORT_PLAN_WG;
-    if (lid < MAX_PASSES)
-        constant_digit[lid] = 0;
+    const uint per = (RADIX + get_local_size(0) - 1) / get_local_size(0);
+    FOR_EACH_LOCAL(p, MAX_PASSES)
+        constant_digit[p] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint p = phase == 1 ? passes - 1 : 0; p < passes; p++) {
         /* Each work-item owns digits [lid*per, lid*per+per). */
@@ -440,6 +440,24 @@ inline uint clsort_rank_local(local const uchar *ldig, uint items, local ushort 
     return cur;
 }
 
+/* Element i of the end of a sort: the copy of temp A back to the caller's
+ * buffer when a single pass ran (copy_back), else argsort's identity
+ * permutation (no pass ran). */
+inline void clsort_finish_one(global KEY_T *ku, global const KEY_T *ka, global VAL_T *vu,
+                              global const VAL_T *va, idx_t i, uint copy_back)
+{
+    if (copy_back)
+        ku[i] = ka[i];
+#if HAVE_VALUES
+    if (copy_back)
+        vu[i] = va[i];
+#if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
+    else
+        vu[i] = (VAL_T)i;
+#endif
+#endif
+}
+
 /* Copy temp A back to the caller's buffer when a single pass ran, and write
  * the identity permutation for argsort when none did. */
 kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY_T *ka,
@@ -452,18 +470,8 @@ kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY
         return;
     ku += ku_off;
     vu += vu_off;
-    FOR_EACH_CHUNKED(i, n) {
-        if (copy_back)
-            ku[i] = ka[i];
-#if HAVE_VALUES
-        if (copy_back)
-            vu[i] = va[i];
-#if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
-        else
-            vu[i] = (VAL_T)i;
-#endif
-#endif
-    }
+    FOR_EACH_CHUNKED(i, n)
+        clsort_finish_one(ku, ka, vu, va, i, copy_back);
 }
 
 /* Writes indices 0..n-1 (used by argsort when it cannot generate them in a

@@ -99,145 +99,7 @@ inline uint clsort_launch_pass(global const uint *state, uint pass_arg, uint *pa
     return state[ST_PASS(*pass) + ST_PASS_ACTIVE] == kind;
 }
 
-/* One pass over a portion of the input (see clsort_launch_pass). Digit d of
- * the portion starts at bases[bases_off + d]: the plan's row of the pass
- * (where the digit starts overall; BASES_OF_PASS: the row of the pass the
- * plan chose, for an MSD launch) for the first portion, and for the others
- * the carry row, which clsort_radix_carry sets to that plus the keys of digit
- * d in the portions before. The upfront counts per portion would not do: they
- * count the input's portions, and every pass after the first reads a
- * permutation of it. */
-kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
-void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                           idx_t portion_start, uint portion_len,
-                           uint pass_arg, uint begin_bit, uint end_bit, uint descending,
-                           global const uint *state, global const idx_t *bases, ulong bases_off,
-                           global uint *lookback, ulong lb_off, global uint *tile_counter,
-                           uint counter_idx)
-{
-#if CLSORT_OS_RANK == 0
-    uint pass;
-    if (!clsort_launch_pass(state, pass_arg, &pass))
-        return;
-    bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
-#else
-    /* MSD order is the serial shape's alone (radix.c): the pass is the
-     * argument, which keeps shift and mask in kernel parameters (deriving
-     * it from state measured 7% slower per pass on the H100) */
-    const uint pass = pass_arg;
-    if (state[ST_PASS(pass) + ST_PASS_ACTIVE] != PASS_LSD)
-        return;
-    bases += bases_off;
-#endif
-    const global uint *st = state + ST_PASS(pass);
-    ku += ku_off;
-    vu += vu_off;
-    const global KEY_T *src = SELECT_BUF(st[ST_PASS_SRC], ku, ka, kb);
-    global KEY_T *dst = SELECT_BUF(st[ST_PASS_DST], ku, ka, kb);
-#if HAVE_VALUES
-    const global VAL_T *vsrc = SELECT_BUF(st[ST_PASS_SRC], vu, va, vb);
-    global VAL_T *vdst = SELECT_BUF(st[ST_PASS_DST], vu, va, vb);
-    const uint gen = st[ST_PASS_FIRST];
-    vsrc += portion_start;
-#endif
-    src += portion_start;
-    global uint *lb = lookback + lb_off;
-    const uint shift = clsort_pass_shift(begin_bit, pass);
-    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
-    const uint flip = descending ? mask : 0u;
-
-#if CLSORT_OS_RANK == 0
-    /* ---- one work-item: count, publish, sort the tile into local memory
-     * by digit, look back, and copy each digit's run out. Local memory is
-     * a buffer of the worker thread that stays in cache; copying whole runs
-     * out writes each destination sequentially, where a scatter straight
-     * from the input touches RADIX places in memory for every few keys
-     * (measured 1.7-2x faster for the pass on EPYC-2). */
-    local KEY_T stage_k[OS_TILE];
-#if HAVE_VALUES
-    local VAL_T stage_v[OS_TILE];
-#endif
-    const uint tile = atomic_inc(&tile_counter[counter_idx]);
-    const uint t0 = tile * OS_TILE;
-    const uint cnt = min((uint)OS_TILE, portion_len - t0);
-    uint h[RADIX], at[RADIX];
-    for (uint d = 0; d < RADIX; d++)
-        h[d] = 0;
-    for (uint i = 0; i < cnt; i++)
-        h[DIGIT_OF(src[t0 + i], shift, mask, flip)]++;
-    for (uint d = 0; d < RADIX; d++)
-        clsort_publish_aggregate(lb, tile, d, h[d]);
-    uint run = 0;
-    for (uint d = 0; d < RADIX; d++) {
-        at[d] = run;
-        run += h[d];
-    }
-    for (uint i = 0; i < cnt; i++) {
-        KEY_T k = src[t0 + i];
-        uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
-        stage_k[s] = k;
-#if HAVE_VALUES
-        stage_v[s] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
-#endif
-    }
-    uint s = 0;
-    for (uint d = 0; d < RADIX; d++) {
-        const uint c = h[d];
-        const idx_t p = bases[d] + clsort_lookback(lb, tile, d, c);
-        global KEY_T *ok = dst + p;
-        for (uint j = 0; j < c; j++)
-            ok[j] = stage_k[s + j];
-#if HAVE_VALUES
-        global VAL_T *ov = vdst + p;
-        for (uint j = 0; j < c; j++)
-            ov[j] = stage_v[s + j];
-#endif
-        s += c;
-    }
-
-#elif CLSORT_OS_RANK == 1
-    /* ---- portable: tile in local memory, counting-sort ranking */
-    local KEY_T lkeys[OS_TILE];
-    local uchar ldig[OS_TILE];
-    local ushort perm[2 * OS_TILE];
-    local ushort cnt_l[RANK_CNT_WORDS(CLSORT_OS_WG)];
-    local uint lh[RADIX], lcount[RADIX];
-    local idx_t ltg[RADIX];
-    local uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
-    local uint tile_l;
-    const uint lid = get_local_id(0);
-    if (lid == 0)
-        tile_l = atomic_inc(&tile_counter[counter_idx]);
-    FOR_EACH_LOCAL(d, RADIX)
-        lh[d] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const uint tile = tile_l;
-    const uint t0 = tile * OS_TILE;
-    const uint cnt = min((uint)OS_TILE, portion_len - t0);
-    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip,
-                           lkeys, ldig, lh);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(d, RADIX) {
-        lcount[d] = lh[d];
-        clsort_publish_aggregate(lb, tile, d, lh[d]);
-    }
-    const uint order = clsort_rank_local(ldig, CLSORT_OS_ITEMS, perm, cnt_l, scan_s);
-    clsort_local_exclusive_scan(lh, RADIX, scan_s); /* lh: tile digit starts */
-    FOR_EACH_LOCAL(d, RADIX)
-        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lh[d];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(i, cnt) {
-        uint s = perm[order + i];
-        idx_t p = ltg[ldig[s]] + i;
-        dst[p] = lkeys[s];
-#if HAVE_VALUES
-        vdst[p] = GEN_VALUE(gen, portion_start + t0 + s, vsrc[t0 + s]);
-#endif
-    }
-
-#else
-    /* ---- NVIDIA: warp-striped tile, per-warp counts, match.any ranking */
+#if CLSORT_OS_RANK >= 2
 #define WARPS (CLSORT_OS_WG / 32)
 #define STAGE_BYTES (CLSORT_KEY_BYTES > CLSORT_VAL_BYTES ? CLSORT_KEY_BYTES : CLSORT_VAL_BYTES)
 #define STAGE_U128 ((OS_TILE * STAGE_BYTES + 15) / 16)
@@ -247,26 +109,148 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #define WH_WORDS (WARPS * RADIX)
 #endif
 #define WH_U128 ((WH_WORDS * 4 + 15) / 16)
+/* the digit scan by warp shuffles: one work-item per digit */
+#define WARP_DIGIT_SCAN (RADIX % 32 == 0 && RADIX <= CLSORT_OS_WG)
+#endif
+
+/* The local memory of a tile, by ranking variant: one struct, so that the
+ * onesweep pass and the single work-group sort declare it alike (members in
+ * order of alignment; clsort_onesweep_local_bytes in radix.c counts it). */
+typedef struct os_mem {
+#if CLSORT_OS_RANK == 0
+    KEY_T stage_k[OS_TILE]; /* the tile in digit order */
+#if HAVE_VALUES
+    VAL_T stage_v[OS_TILE];
+#endif
+#elif CLSORT_OS_RANK == 1
+    KEY_T lkeys[OS_TILE];
+    idx_t ltg[RADIX];
+    uint lh[RADIX], lcount[RADIX];
+    uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
+    ushort perm[2 * OS_TILE];
+    ushort cnt_l[RANK_CNT_WORDS(CLSORT_OS_WG)];
+    uchar ldig[OS_TILE];
+#else
     /* The warps' counters (and masks) are dead once the tile is ranked: the
      * staging of the sorted tile reuses their memory (16-byte aligned for
      * uint4 values). */
-    local uint4 stage[STAGE_U128 > WH_U128 ? STAGE_U128 : WH_U128];
-    local uint *lwh = (local uint *)stage;
-    local uint lstart[RADIX], lcount[RADIX];
-    local idx_t ltg[RADIX];
-    local uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
-    local uint tile_l;
+    uint4 stage[STAGE_U128 > WH_U128 ? STAGE_U128 : WH_U128];
+    idx_t ltg[RADIX];
+    uint lstart[RADIX], lcount[RADIX];
+    uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
+    uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
+#endif
+    uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
+} os_mem;
+
+/* Where this tile's keys of digit d (count of them) start in the output:
+ * the pass's base plus, in a onesweep pass, the look-back over the tiles
+ * before; the single work-group sort (lb 0) has one tile. */
+inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint tile, uint d,
+                              uint count)
+{
+    return bases[d] + (lb ? clsort_lookback(lb, tile, d, count) : 0);
+}
+
+/* One tile of a pass: tile m->tile of the portion src[0, len), ranked
+ * stably by the digit (shift, mask, flip) and written to dst in digit order
+ * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
+ * the tile's counts). Values go along; with gen they are generated: portion
+ * index + gen_base. The caller has set m->tile (work-item 0) before. */
+inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
+                           const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
+                           idx_t gen_base, uint len, uint shift, uint mask, uint flip,
+                           global uint *lb, global const idx_t *bases)
+{
+#if CLSORT_OS_RANK == 0
+    /* ---- one work-item: count, publish, sort the tile into local memory
+     * by digit, look back, and copy each digit's run out. Local memory is
+     * a buffer of the worker thread that stays in cache; copying whole runs
+     * out writes each destination sequentially, where a scatter straight
+     * from the input touches RADIX places in memory for every few keys
+     * (measured 1.7-2x faster for the pass on EPYC-2). */
+    const uint tile = m->tile;
+    const uint t0 = tile * OS_TILE;
+    const uint cnt = min((uint)OS_TILE, len - t0);
+    uint h[RADIX], at[RADIX];
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    for (uint i = 0; i < cnt; i++)
+        h[DIGIT_OF(src[t0 + i], shift, mask, flip)]++;
+    if (lb)
+        for (uint d = 0; d < RADIX; d++)
+            clsort_publish_aggregate(lb, tile, d, h[d]);
+    uint acc = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        at[d] = acc;
+        acc += h[d];
+    }
+    for (uint i = 0; i < cnt; i++) {
+        KEY_T k = src[t0 + i];
+        uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
+        m->stage_k[s] = k;
+#if HAVE_VALUES
+        m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
+#endif
+    }
+    uint s = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        const uint c = h[d];
+        const idx_t p = clsort_tile_dest(lb, bases, tile, d, c);
+        global KEY_T *ok = dst + p;
+        for (uint j = 0; j < c; j++)
+            ok[j] = m->stage_k[s + j];
+#if HAVE_VALUES
+        global VAL_T *ov = vdst + p;
+        for (uint j = 0; j < c; j++)
+            ov[j] = m->stage_v[s + j];
+#endif
+        s += c;
+    }
+
+#elif CLSORT_OS_RANK == 1
+    /* ---- portable: tile in local memory, counting-sort ranking */
+    const uint lid = get_local_id(0);
+    FOR_EACH_LOCAL(d, RADIX)
+        m->lh[d] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint tile = m->tile;
+    const uint t0 = tile * OS_TILE;
+    const uint cnt = min((uint)OS_TILE, len - t0);
+    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip,
+                           m->lkeys, m->ldig, m->lh);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(d, RADIX) {
+        m->lcount[d] = m->lh[d];
+        if (lb)
+            clsort_publish_aggregate(lb, tile, d, m->lh[d]);
+    }
+    const uint order = clsort_rank_local(m->ldig, CLSORT_OS_ITEMS, m->perm, m->cnt_l, m->scan_s);
+    clsort_local_exclusive_scan(m->lh, RADIX, m->scan_s); /* lh: tile digit starts */
+    FOR_EACH_LOCAL(d, RADIX)
+        m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d]) - m->lh[d];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(i, cnt) {
+        uint s = m->perm[order + i];
+        idx_t p = m->ltg[m->ldig[s]] + i;
+        dst[p] = m->lkeys[s];
+#if HAVE_VALUES
+        vdst[p] = GEN_VALUE(gen, gen_base + t0 + s, vsrc[t0 + s]);
+#endif
+    }
+
+#else
+    /* ---- NVIDIA: warp-striped tile, per-warp counts, warp ranking */
+    local uint *lwh = (local uint *)m->stage;
     const uint lid = get_local_id(0);
     const uint lane = lid & 31u, warp = lid >> 5;
     local uint *wh = lwh + warp * RADIX;
-    if (lid == 0)
-        tile_l = atomic_inc(&tile_counter[counter_idx]);
     FOR_EACH_LOCAL(e, WH_WORDS)
         lwh[e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint tile = tile_l;
+    const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
-    const uint cnt = min((uint)OS_TILE, portion_len - t0);
+    const uint cnt = min((uint)OS_TILE, len - t0);
     const uint wbase = warp * (32 * CLSORT_OS_ITEMS) + lane;
 
     /* Registers are what limits occupancy here: keep the keys, recompute
@@ -283,12 +267,11 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         if (ITEM_OK(j))
             atomic_inc(&wh[DIG(keys[j])]);
     barrier(CLK_LOCAL_MEM_FENCE);
-#if RADIX % 32 == 0 && RADIX <= CLSORT_OS_WG
+#if WARP_DIGIT_SCAN
     /* One work-item per digit: its count per warp becomes an exclusive
      * prefix over the warps (up-sweep), the tile's count is published, and
      * the digits' exclusive prefix comes from warp shuffles and one word per
      * warp (2 barriers instead of a tree over the work-group). */
-    local uint wsum[RADIX / 32];
     uint tot = 0, incl = 0;
     if (lid < RADIX) {
         for (uint w = 0; w < WARPS; w++) {
@@ -296,18 +279,19 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
             lwh[w * RADIX + lid] = tot;
             tot += c;
         }
-        lcount[lid] = tot;
-        clsort_publish_aggregate(lb, tile, lid, tot);
+        m->lcount[lid] = tot;
+        if (lb)
+            clsort_publish_aggregate(lb, tile, lid, tot);
         incl = clsort_warp_inclusive_scan(tot, lane);
         if (lane == 31)
-            wsum[warp] = incl;
+            m->wsum[warp] = incl;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < RADIX) {
         uint excl = incl - tot;
         for (uint w = 0; w < warp; w++)
-            excl += wsum[w];
-        lstart[lid] = excl;
+            excl += m->wsum[w];
+        m->lstart[lid] = excl;
         for (uint w = 0; w < WARPS; w++)
             lwh[w * RADIX + lid] += excl;
     }
@@ -320,15 +304,16 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
             lwh[w * RADIX + d] = tot;
             tot += c;
         }
-        lcount[d] = tot;
-        lstart[d] = tot;
-        clsort_publish_aggregate(lb, tile, d, tot);
+        m->lcount[d] = tot;
+        m->lstart[d] = tot;
+        if (lb)
+            clsort_publish_aggregate(lb, tile, d, tot);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    clsort_local_exclusive_scan(lstart, RADIX, scan_s);
+    clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
     FOR_EACH_LOCAL(d, RADIX)
         for (uint w = 0; w < WARPS; w++)
-            lwh[w * RADIX + d] += lstart[d];
+            lwh[w * RADIX + d] += m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
@@ -381,13 +366,13 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     /* Stage the tile in digit order, then look back (its latency overlaps
      * the other work-groups' progress), then write it out. */
     barrier(CLK_LOCAL_MEM_FENCE); /* every warp is done with its counters */
-    local KEY_T *skeys = (local KEY_T *)stage;
+    local KEY_T *skeys = (local KEY_T *)m->stage;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
         if (ITEM_OK(j))
             skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
-        ltg[d] = bases[d] + clsort_lookback(lb, tile, d, lcount[d]) - lstart[d];
+        m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d]) - m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
@@ -398,7 +383,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         if (full || i < cnt) {
             KEY_T key = skeys[i];
             uint d = DIG(key);
-            dst[ltg[d] + i] = key;
+            dst[m->ltg[d] + i] = key;
 #if HAVE_VALUES
             if (q % 4 == 0)
                 dpack[q / 4] = d;
@@ -413,10 +398,10 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
         uint i = wbase + j * 32;
         if (ITEM_OK(j))
-            vals[j] = GEN_VALUE(gen, portion_start + t0 + i, vsrc[t0 + i]);
+            vals[j] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    local VAL_T *svals = (local VAL_T *)stage;
+    local VAL_T *svals = (local VAL_T *)m->stage;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
         if (ITEM_OK(j))
@@ -426,14 +411,149 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
         uint i = q * CLSORT_OS_WG + lid;
         if (full || i < cnt)
-            vdst[ltg[(dpack[q / 4] >> (8 * (q % 4))) & 0xffu] + i] = svals[i];
+            vdst[m->ltg[(dpack[q / 4] >> (8 * (q % 4))) & 0xffu] + i] = svals[i];
     }
 #endif
 #undef ITEM_OK
 #undef DIG
 #undef RANK_OF
-#undef WH_WORDS
 #endif
+}
+
+/* One pass over a portion of the input (see clsort_launch_pass). Digit d of
+ * the portion starts at bases[bases_off + d]: the plan's row of the pass
+ * (where the digit starts overall; BASES_OF_PASS: the row of the pass the
+ * plan chose, for an MSD launch) for the first portion, and for the others
+ * the carry row, which clsort_radix_carry sets to that plus the keys of digit
+ * d in the portions before. The upfront counts per portion would not do: they
+ * count the input's portions, and every pass after the first reads a
+ * permutation of it. */
+kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
+void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
+                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
+                           idx_t portion_start, uint portion_len,
+                           uint pass_arg, uint begin_bit, uint end_bit, uint descending,
+                           global const uint *state, global const idx_t *bases, ulong bases_off,
+                           global uint *lookback, ulong lb_off, global uint *tile_counter,
+                           uint counter_idx)
+{
+    local os_mem m;
+#if CLSORT_OS_RANK == 0
+    uint pass;
+    if (!clsort_launch_pass(state, pass_arg, &pass))
+        return;
+    bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
+    m.tile = atomic_inc(&tile_counter[counter_idx]);
+    const global uint *st = state + ST_PASS(pass);
+#else
+    /* MSD order is the serial shape's alone (radix.c): the pass is the
+     * argument, which keeps shift and mask in kernel parameters (deriving
+     * it from state measured 7% slower per pass on the H100). The tile's
+     * number and the pass's plan are fetched at once: the atomic and the
+     * loads are in flight together (an inactive pass takes a number of its
+     * own counter, which nothing reads). */
+    const uint pass = pass_arg;
+    if (get_local_id(0) == 0)
+        m.tile = atomic_inc(&tile_counter[counter_idx]);
+    const global uint *st = state + ST_PASS(pass);
+    const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
+    if (w.s0 != PASS_LSD)
+        return;
+    bases += bases_off;
+#endif
+    ku += ku_off;
+    vu += vu_off;
+#if CLSORT_OS_RANK == 0
+    const uint4 w = (uint4)(PASS_LSD, st[ST_PASS_SRC], st[ST_PASS_DST], st[ST_PASS_FIRST]);
+#endif
+    const uint si = w.s1, di = w.s2;
+    const uint shift = clsort_pass_shift(begin_bit, pass);
+    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+    clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),
+                   SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),
+                   HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
+                   descending ? mask : 0u, lookback + lb_off, bases);
+}
+
+/* A whole sort of at most one tile by one work-group, in one launch (small
+ * inputs, where each launch of the multi-launch sort costs more than its
+ * work). It counts every pass's digits, makes the plan of the multi-launch
+ * sort (clsort_plan, into state and bases, constant digits skipped), runs
+ * each active pass as a tile whose digits start at the pass's bases, and
+ * ends as clsort_radix_finish does. counts: scratch for passes * RADIX
+ * words. */
+typedef struct single_plan_mem {
+    idx_t s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
+    uint h[MAX_PASSES * RADIX];
+    uint constant_digit[MAX_PASSES];
+} single_plan_mem;
+
+kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
+void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
+                         global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
+                         uint n, uint passes, uint begin_bit, uint end_bit, uint descending,
+                         uint gen_index, global uint *counts, global uint *state,
+                         global idx_t *bases)
+{
+    local union {
+        os_mem tile;
+        single_plan_mem plan;
+    } m;
+    const uint lid = get_local_id(0);
+    ku += ku_off;
+    vu += vu_off;
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        m.plan.h[e] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if CLSORT_OS_WG == 1
+    /* one work-item: plain counts, a pass at a time (the tile is in cache) */
+    for (uint p = 0; p < passes; p++) {
+        const uint shift = clsort_pass_shift(begin_bit, p);
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+        local uint *hp = m.plan.h + p * RADIX;
+        for (uint i = 0; i < n; i++)
+            hp[DIGIT_OF(ku[i], shift, mask, descending ? mask : 0u)]++;
+    }
+#else
+    for (uint i0 = 0; i0 < n; i0 += CLSORT_OS_WG) {
+        const uint i = i0 + lid;
+        if (i < n) {
+            const KEY_T k = ku[i];
+            for (uint p = 0; p < passes; p++) {
+                const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+                atomic_inc(&m.plan.h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
+                                                         descending ? mask : 0u)]);
+            }
+        }
+    }
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        counts[e] = m.plan.h[e];
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, 1, gen_index, 0, 0, counts, state, bases,
+                m.plan.s, m.plan.constant_digit);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    for (uint p = 0; p < passes; p++) {
+        const global uint *st = state + ST_PASS(p);
+        if (st[ST_PASS_ACTIVE] != PASS_LSD)
+            continue;
+        const uint si = st[ST_PASS_SRC], di = st[ST_PASS_DST];
+        const uint gen = HAVE_VALUES ? st[ST_PASS_FIRST] : 0u;
+        const uint shift = clsort_pass_shift(begin_bit, p);
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+        if (lid == 0)
+            m.tile.tile = 0;
+        clsort_os_tile(&m.tile, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
+                       SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb), gen, 0, n, shift,
+                       mask, descending ? mask : 0u, 0, bases + p * RADIX);
+        /* the next pass reads what this one wrote, and reuses the local memory */
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+    const uint copy_back = state[ST_COPY_BACK], iota = state[ST_IOTA];
+    if (copy_back || iota)
+        FOR_EACH_LOCAL(i, n)
+            clsort_finish_one(ku, ka, vu, va, i, copy_back);
 }
 
 /* After portion q of a pass (not the last): the carry row, where digit d of
