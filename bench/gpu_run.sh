@@ -31,6 +31,21 @@ stages=${*:-setup build bench cub compare test cpu peers}
 
 log() { echo "=== $* ($(date +%T))"; }
 
+# The build stage compiles CUB and the CPU peers in the background; a stage
+# that runs them waits for those compiles, also when an earlier call of this
+# script started them (their logs end with an exit line), for at most 5 min.
+wait_builds() {
+    wait
+    local f t
+    for f in "$OUT/nvcc.log" "$OUT/cpu_peers_build.log"; do
+        for t in $(seq 1 300); do
+            [ -e "$f" ] || break
+            grep -q " exit " "$f" && break
+            sleep 1
+        done
+    done
+}
+
 stage_setup() {
     log "setup (seed $SEED)"
     if [ -d .debs ]; then
@@ -81,7 +96,7 @@ stage_bench() {
 }
 
 stage_cub() {
-    wait
+    wait_builds
     log CUB
     tail -3 "$OUT/nvcc.log" 2>/dev/null
     if [ -x $BUILD/cub_sort ]; then
@@ -96,27 +111,27 @@ stage_cputune() {
 }
 
 stage_cpushapes() {
-    wait # the background compiles of stage_build would slow the first variant
+    wait_builds # the background compiles of stage_build would slow the first variant
     log "CPU shapes (PoCL): LSD and MSD order, digit widths (CPU_TUNINGS), and ips4o, same seed"
     for t in "" ${CPU_TUNINGS:-msd=0 msd=1,radix_bits=11 msd=1,large_bits=11,large_min=2097152 msd=1,os_items=131072}; do
         echo "--- tuning: ${t:-tuned}"
         ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --no-qsort --profile \
             --seed $SEED ${t:+--tuning $t} 2>&1 | grep -v "^device"
     done 2>&1 | tee "$OUT/cpushapes.txt"
-    wait
+    wait_builds
     [ -x $BUILD/cpu_peers ] && ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls ips4o \
         --reps 5 --seed $SEED | tee "$OUT/cpushapes_ips4o.jsonl"
 }
 
 stage_cpu() {
-    wait
+    wait_builds
     log "clsort on the CPU (PoCL)"
     ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --min-reps 5 --copy --profile --seed $SEED \
         --json "$OUT/clsort_cpu.json" 2>&1 | tee "$OUT/clsort_cpu.txt"
 }
 
 stage_peers() {
-    wait
+    wait_builds
     log "CPU anchors: ips4o, vqsort, std::sort, qsort ($CPU_SIZES)"
     tail -2 "$OUT/cpu_peers_build.log" 2>/dev/null
     [ -x $BUILD/cpu_peers ] || { echo "no cpu_peers (libips4o-dev, libhwy-dev missing)"; return; }
@@ -126,7 +141,7 @@ stage_peers() {
 }
 
 stage_scaling() {
-    wait
+    wait_builds
     log "scaling on the CPU: threads 1..$(nproc), u32 32M, with the copy bandwidth"
     : > "$OUT/scaling.jsonl"
     for t in 1 2 4 8 16; do
@@ -148,7 +163,7 @@ stage_cpuprofile() {
     # per-kernel times of the CPU shape on 1 and all threads, beside the
     # machine's copy bandwidth and the single-thread peers with as many
     # threads: where a thread of clsort loses against a thread of vqsort
-    wait
+    wait_builds
     log "CPU profile: clsort kernels on 1 and $(nproc) threads, memcpy and peers"
     for t in 1 "$(nproc)"; do
         echo "--- $t threads"
@@ -256,7 +271,7 @@ stage_small() {
         ./$BUILD/clsort bench --device gpu --cases u32 --sizes ${SMALL_SIZES:-1K,4K,8K,16K,32K,64K,256K} --no-qsort \
             --min-reps 20 ${t:+--tuning $t} 2>&1 | tee -a "$OUT/small_gpu.txt" | grep -v "^device"
     done
-    wait
+    wait_builds
     [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases u32 --sizes ${SMALL_SIZES:-1K,4K,8K,16K,32K,64K,256K} \
         --reps 50 | tee "$OUT/cub_small.jsonl" | sed 's/.*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 ms/'
 }
@@ -282,7 +297,7 @@ stage_bitonic() {
         ./$BUILD/clsort bench --device gpu --cases u32,u32+4,u64 --sizes 1K,2K,4K --no-qsort --min-reps 20 \
             ${t:+--tuning $t} 2>&1 | grep -v "^device"
     done 2>&1 | tee "$OUT/bitonic_gpu.txt"
-    wait
+    wait_builds
     if [ -x $BUILD/cub_sort ]; then
         ./$BUILD/cub_sort --batch 200,8192 --batch 20000,8192 --reps 20 | tee "$OUT/cub_bitonic_batch.jsonl"
         ./$BUILD/cub_sort --cases u32,u32+4,u64 --sizes 1K,2K,4K --reps 50 | tee "$OUT/cub_bitonic_small.jsonl" |
