@@ -306,11 +306,14 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
  * elements, back to back from element 0) or CSR-style by count + 1
  * non-decreasing offsets (segment s is [offsets[s], offsets[s+1]); segments
  * may be empty; offsets[count] <= n). Elements outside every segment are
- * left as they are. Segments that fit a work-group's local memory are
- * sorted by a bitonic network, one work-group per segment, in one launch;
- * longer ones by one radix sort of (segment, key), with the permutation.
+ * left as they are. AUTO chooses by the longest segment: a radix sort per
+ * segment in one work-group each (one launch) where it is at least the
+ * tuning's seg_radix_min and fits one onesweep tile; else a bitonic network
+ * in one work-group each where it fits a work-group's local memory; else
+ * one radix sort of (segment, key), with the permutation.
  * options->algorithm may force CLSORT_ALGORITHM_BITONIC (local memory),
- * _BITONIC_GLOBAL, or a radix strategy (AUTO chooses by segment length). */
+ * _BITONIC_GLOBAL, _ONESWEEP (the work-group per segment where the longest
+ * fits a tile, else (segment, key)) or _CLASSIC ((segment, key)). */
 typedef struct clsort_segments {
     size_t count;   /* number of segments */
     size_t length;  /* fixed form: elements per segment (offsets NULL) */

@@ -57,6 +57,7 @@ typedef struct clsort_tuning {
     unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
     unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
     unsigned single_max;   /* onesweep sorts up to this n and one tile: one work-group, one launch */
+    unsigned seg_radix_min; /* AUTO segments: a radix work-group each from this longest length on */
     unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
     unsigned bt_regs;              /* bitonic: most elements a work-item sorts in registers (0: none) */
     unsigned sel_wg, sel_block;    /* selection sort */
@@ -339,5 +340,11 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
                                    bool local, clsort_seq *seq);
 clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job *job,
                                     const clsort_seg_desc *seg, clsort_seq *seq);
+/* Segments sorted by a radix work-group each (radix.c): the longest segment
+ * that fits one tile of the shape for segments up to maxlen (0: the shape
+ * does not fit the device), and the sort, for segments of at most that. */
+size_t clsort_radix_segment_tile(clsort_context *ctx, const clsort_radix_job *job, size_t maxlen);
+clsort_status clsort_radix_segments_wg(clsort_context *ctx, const clsort_radix_job *job,
+                                       const clsort_seg_desc *seg, clsort_seq *seq);
 
 #endif /* CLSORT_INTERNAL_H */

@@ -80,12 +80,13 @@ size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, s
     }
 }
 
-/* The kernels' struct of a tile's local memory (os_mem), with its padding. */
+/* The kernels' struct of a tile's local memory (os_mem): the tile number
+ * and up to 28 bytes of padding (before 16-byte values, and at the end). */
 static size_t os_mem_bytes(const radix_shape *s, unsigned items)
 {
     return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
                                        s->val_bytes, s->idx_bytes) +
-           4 + 16;
+           32;
 }
 
 /* clsort_radix_single: the tile's memory, or the counts of every pass with
@@ -610,6 +611,58 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     if (s.allow_skip || s.passes == 1)
         CLSORT_TRY(run_finish(ctx, prog, job, &s, &b, seq));
     return CLSORT_SUCCESS;
+}
+
+/* The shape of segments sorted a work-group each: the onesweep shape of a
+ * sort as long as the longest segment (its digit width, its tile). */
+static clsort_status segment_shape(clsort_context *ctx, const clsort_radix_job *job,
+                                   size_t maxlen, radix_shape *s)
+{
+    clsort_radix_job j = *job;
+    j.n = maxlen;
+    j.algorithm = CLSORT_ALGORITHM_ONESWEEP;
+    return make_shape(ctx, &j, s);
+}
+
+size_t clsort_radix_segment_tile(clsort_context *ctx, const clsort_radix_job *job, size_t maxlen)
+{
+    radix_shape s;
+    if (segment_shape(ctx, job, maxlen, &s) != CLSORT_SUCCESS)
+        return 0; /* the shape does not fit this device: the other paths run */
+    return s.tile;
+}
+
+clsort_status clsort_radix_segments_wg(clsort_context *ctx, const clsort_radix_job *job,
+                                       const clsort_seg_desc *seg, clsort_seq *seq)
+{
+    if (seg->count == 0 || seg->maxlen < 2)
+        return CLSORT_SUCCESS;
+    radix_shape s;
+    CLSORT_TRY(segment_shape(ctx, job, seg->maxlen, &s));
+    if (seg->maxlen > s.tile)
+        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL,
+                           "a segment of %zu elements is longer than the tile (%zu)", seg->maxlen,
+                           s.tile);
+    clsort_program *prog;
+    CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
+    cl_mem ka, va = NULL;
+    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_KEYS_A, job->n * s.key_bytes, &ka));
+    if (s.val_bytes)
+        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_VALS_A, job->n * s.val_bytes, &va));
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_segments", &k));
+    cl_ulong koff = job->keys_off, voff = job->vals_off, ooff = seg->offsets_off,
+             first = seg->first, seg_len = seg->seg_len, n = job->n;
+    cl_uint use_off = seg->use_offsets, passes = s.passes, begin = job->begin_bit,
+            end = job->end_bit, desc = job->descending, gen = job->gen_index;
+    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff),    CLSORT_ARG(ka),
+                         CLSORT_ARG(job->vals), CLSORT_ARG(voff),    CLSORT_ARG(va),
+                         CLSORT_ARG(seg->offsets), CLSORT_ARG(ooff), CLSORT_ARG(use_off),
+                         CLSORT_ARG(first),     CLSORT_ARG(seg_len), CLSORT_ARG(n),
+                         CLSORT_ARG(passes),    CLSORT_ARG(begin),   CLSORT_ARG(end),
+                         CLSORT_ARG(desc),      CLSORT_ARG(gen)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_segments", args, 17));
+    return clsort_launch(ctx, k, "clsort_radix_segments", seg->count * s.os_wg, s.os_wg, seq);
 }
 
 /* The gather lives in the radix program of the permutation's type

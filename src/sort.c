@@ -213,8 +213,11 @@ static clsort_status run_job(clsort_context *ctx, const clsort_radix_job *job, c
     }
 }
 
-/* Segments: a bitonic work-group per segment where the longest fits,
- * else one radix sort of (segment, key). */
+/* Segments: AUTO gives a radix work-group per segment where the longest
+ * is at least seg_radix_min and fits one onesweep tile, else a bitonic
+ * work-group per segment where it fits one, else one radix sort of
+ * (segment, key); ONESWEEP forced takes the radix work-groups where the
+ * longest fits a tile. */
 static clsort_status run_segments(clsort_context *ctx, clsort_radix_job *job,
                                   const clsort_seg_desc *seg, clsort_seq *seq)
 {
@@ -225,6 +228,13 @@ static clsort_status run_segments(clsort_context *ctx, clsort_radix_job *job,
                            "radix algorithm");
     const bool stable = job->vals || job->key.kind == 2 || job->begin_bit != 0 ||
                         job->end_bit != job->key.bytes * 8;
+    const unsigned wg_min = ctx->tuning.seg_radix_min;
+    const bool wg_wanted = a == CLSORT_ALGORITHM_ONESWEEP ||
+                           (a == CLSORT_ALGORITHM_AUTO && wg_min && seg->maxlen >= wg_min);
+    if (wg_wanted && seg->maxlen <= clsort_radix_segment_tile(ctx, job, seg->maxlen)) {
+        job->algorithm = CLSORT_ALGORITHM_ONESWEEP;
+        return clsort_radix_segments_wg(ctx, job, seg, seq);
+    }
     if (a == CLSORT_ALGORITHM_AUTO)
         a = seg->maxlen <= clsort_bitonic_capacity(ctx, job->key.bytes, stable)
                 ? CLSORT_ALGORITHM_BITONIC

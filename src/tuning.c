@@ -49,6 +49,9 @@
  *                work-group (one launch instead of three)
  *   single_max   onesweep sorts of up to this many keys that fit one tile
  *                run whole in one work-group, in one launch
+ *   seg_radix_min  segmented sorts (AUTO) whose longest segment has at least
+ *                this many elements and fits one onesweep tile: a radix
+ *                work-group per segment, else bitonic work-groups
  *   bt_wg, bt_cap  bitonic work-group size, and a cap on its capacity
  *   bt_regs      bitonic work-group network: each work-item keeps up to this
  *                many consecutive elements in registers, where the steps
@@ -82,7 +85,7 @@ static const tuning_row table[] = {
       .os_wg_wide = 256, .os_items_wide = 24,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
-      .small_max = 4096, .prologue_max = 16384, .single_max = 16384, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
+      .small_max = 4096, .prologue_max = 16384, .single_max = 16384, .seg_radix_min = 4097, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
@@ -98,7 +101,7 @@ static const tuning_row table[] = {
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .prologue_max = 0, .single_max = 16384, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
+      .small_max = 0, .prologue_max = 0, .single_max = 16384, .seg_radix_min = 2, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
       .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = 1u << 21}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
@@ -198,6 +201,9 @@ static const field fields[] = {
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(single_max, 0, 1u << 30,
       "onesweep sorts up to this n and one tile: the whole sort in one work-group and one launch (0: never)"),
+    F(seg_radix_min, 0, 1u << 30,
+      "segmented sorts whose longest segment has at least this many elements and fits one onesweep "
+      "tile: a radix work-group per segment (0: never)"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
     F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),
     F(bt_regs, 0, 32, "bitonic elements per work-item in registers (0: all steps in local memory)"),

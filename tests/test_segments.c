@@ -160,13 +160,19 @@ void test_segments(void)
             break;
     }
     o.descending = 0;
-    /* The bitonic work-group cases, with the tuned network and with every
+    /* The work-group cases: the tuned choice; bitonic with the tuned network and with every
      * step in local memory (bt_regs=0), few (4) and many (32) elements per
-     * work-item in registers. */
-    static const char *const bt_tunings[] = {NULL, "bt_regs=0", "bt_regs=4", "bt_regs=32"};
+     * work-item in registers; and a radix work-group per segment
+     * (seg_radix_min) with the tuned shape and with the portable ranking
+     * (tile 64 x 128: the fixed 8192 case fills it exactly). */
+    static const char *const bt_tunings[] = {
+        NULL, "seg_radix_min=0", "seg_radix_min=0,bt_regs=0", "seg_radix_min=0,bt_regs=4",
+        "seg_radix_min=0,bt_regs=32", "seg_radix_min=2",
+        "algorithm=onesweep,os_wg=64,os_items=128,os_rank=local,hist_wg=64,plan_wg=64,"
+        "os_wg_wide=64,os_items_wide=128,seg_radix_min=2"};
     char tuned[1024];
     clsort_context_get_tuning(ctx, tuned, sizeof tuned);
-    for (size_t v = 0; v < 4; v++) {
+    for (size_t v = 0; v < sizeof bt_tunings / sizeof bt_tunings[0]; v++) {
         if (v && has_setting(tuned, bt_tunings[v]))
             continue; /* the tuned network, tested above */
         clsort_context *bctx = v ? test_context(bt_tunings[v]) : ctx;
@@ -202,6 +208,14 @@ void test_segments(void)
         if (!seg_case(ctx, CLSORT_U32, offs, count, 0, n, 4, &o, false, false, "forced algorithm"))
             break;
     }
+    /* onesweep forced on segments that fit its tile: a radix work-group each */
+    static const size_t fits[] = {5, 100, 0, 2048, 1, 333, 4096, 17, 2};
+    o.algorithm = CLSORT_ALGORITHM_ONESWEEP;
+    n = make_offsets(offs, fits, 9, 3) + 5;
+    seg_case(ctx, CLSORT_U64, offs, 9, 0, n, 8, &o, true, false, "onesweep, segments in a tile");
+    o.descending = 1;
+    seg_case(ctx, CLSORT_F32, offs, 9, 0, n, 0, &o, false, false, "onesweep, descending floats");
+    o.descending = 0;
     o.algorithm = CLSORT_ALGORITHM_SELECTION;
     uint32_t dummy[4] = {3, 2, 1, 0};
     clsort_segments sg;

@@ -143,19 +143,22 @@ typedef struct os_mem {
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
 } os_mem;
 
-/* Where this tile's keys of digit d (count of them) start in the output:
- * the pass's base plus, in a onesweep pass, the look-back over the tiles
- * before; the single work-group sort (lb 0) has one tile. */
+/* Where this tile's keys of digit d (count of them; start: where they start
+ * in the tile) go in the output: the pass's base plus, in a onesweep pass,
+ * the look-back over the tiles before; the single work-group sort (lb 0)
+ * has one tile; a segment that is one tile (bases 0) keeps its own starts. */
 inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint tile, uint d,
-                              uint count)
+                              uint count, uint start)
 {
+    if (!bases)
+        return start;
     return bases[d] + (lb ? clsort_lookback(lb, tile, d, count) : 0);
 }
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
- * the tile's counts). Values go along; with gen they are generated: portion
+ * the tile's counts; bases 0: the tile is the whole output). Values go along; with gen they are generated: portion
  * index + gen_base. The caller has set m->tile (work-item 0) before. */
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
@@ -196,7 +199,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     uint s = 0;
     for (uint d = 0; d < RADIX; d++) {
         const uint c = h[d];
-        const idx_t p = clsort_tile_dest(lb, bases, tile, d, c);
+        const idx_t p = clsort_tile_dest(lb, bases, tile, d, c, s);
         global KEY_T *ok = dst + p;
         for (uint j = 0; j < c; j++)
             ok[j] = m->stage_k[s + j];
@@ -228,7 +231,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint order = clsort_rank_local(m->ldig, CLSORT_OS_ITEMS, m->perm, m->cnt_l, m->scan_s);
     clsort_local_exclusive_scan(m->lh, RADIX, m->scan_s); /* lh: tile digit starts */
     FOR_EACH_LOCAL(d, RADIX)
-        m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d]) - m->lh[d];
+        m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lh[d]) - m->lh[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(i, cnt) {
         uint s = m->perm[order + i];
@@ -372,7 +375,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (ITEM_OK(j))
             skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
-        m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d]) - m->lstart[d];
+        m->ltg[d] =
+            clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
@@ -554,6 +558,55 @@ void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, globa
     if (copy_back || iota)
         FOR_EACH_LOCAL(i, n)
             clsort_finish_one(ku, ka, vu, va, i, copy_back);
+}
+
+/* Segments of at most one tile each, one work-group per segment (a batch of
+ * small sorts in one launch): every pass of a segment is one tile whose
+ * keys keep their own digit starts (the segment is the whole tile),
+ * U -> A -> U ..., with the copy back after an odd number of passes. Temp A
+ * spans the array (the same positions). Segments as clsort_bitonic_segments
+ * takes them (offsets relative to ku_off, clamped to n and to the tile: bad
+ * offsets give a wrong order, never a stray write). */
+kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
+void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global VAL_T *vu,
+                           ulong vu_off, global VAL_T *va, global const ulong *offsets,
+                           ulong offsets_off, uint use_offsets, ulong first, ulong seg_len,
+                           ulong n, uint passes, uint begin_bit, uint end_bit, uint descending,
+                           uint gen_index)
+{
+    local os_mem m;
+    const ulong seg = get_group_id(0);
+    ulong start, len;
+    if (use_offsets) {
+        offsets += offsets_off;
+        start = min(offsets[seg], n);
+        len = min(min(max(offsets[seg + 1], start), n) - start, (ulong)OS_TILE);
+    } else {
+        start = first + seg * seg_len;
+        len = seg_len;
+    }
+    global KEY_T *k0 = ku + ku_off + start, *k1 = ka + start;
+    global VAL_T *v0 = vu + vu_off + start, *v1 = va + start;
+#if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
+    if (gen_index && len == 1 && get_local_id(0) == 0)
+        v0[0] = (VAL_T)start;
+#endif
+    if (len < 2)
+        return; /* uniform across the work-group */
+    for (uint p = 0; p < passes; p++) {
+        const uint shift = clsort_pass_shift(begin_bit, p);
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+        if (get_local_id(0) == 0)
+            m.tile = 0;
+        clsort_os_tile(&m, (p & 1) ? k1 : k0, (p & 1) ? k0 : k1, (p & 1) ? v1 : v0,
+                       (p & 1) ? v0 : v1, gen_index && p == 0, start, (uint)len, shift, mask,
+                       descending ? mask : 0u, 0, 0);
+        /* the next pass reads what this one wrote, and reuses the local memory */
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+    if (passes & 1)
+        FOR_EACH_LOCAL(i, (uint)len)
+            clsort_finish_one(k0, k1, v0, v1, i, 1);
 }
 
 /* After portion q of a pass (not the last): the carry row, where digit d of
