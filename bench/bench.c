@@ -126,16 +126,21 @@ static void release_bufs(bufs *b)
 }
 
 /* The end of a timed run whose start is e0 (the end of the copy that
- * restored its input): when *st is still success, a 4-byte copy from last
- * (the run's output) into tiny marks the end; returns the device time
- * between the two in ms, or -1 with *st set. Waits, releases e0. */
+ * restored its input): when *st is still success, a copy of up to 4 bytes
+ * (fewer where the output is smaller: one u8 key) from last (the run's
+ * output) into tiny marks the end; returns the device time between the two
+ * in ms, or -1 with *st set. Waits, releases e0. */
 static double timed_end(cl_command_queue q, cl_event e0, cl_mem last, cl_mem tiny,
                         clsort_status *st)
 {
     cl_event e1 = NULL;
     cl_int err = CL_SUCCESS;
+    size_t bytes = 4, have = 0;
+    if (clGetMemObjectInfo(last, CL_MEM_SIZE, sizeof have, &have, NULL) == CL_SUCCESS &&
+        have < bytes)
+        bytes = have;
     if (*st == CLSORT_SUCCESS) {
-        err = clEnqueueCopyBuffer(q, last, tiny, 0, 0, 4, 0, NULL, &e1);
+        err = clEnqueueCopyBuffer(q, last, tiny, 0, 0, bytes, 0, NULL, &e1);
         if (err == CL_SUCCESS)
             err = clWaitForEvents(1, &e1);
         if (err != CL_SUCCESS)

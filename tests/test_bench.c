@@ -27,4 +27,17 @@ void test_bench_harness(void)
         CHECK(rows[i].correct, "row %zu correct", i);
         CHECK(rows[i].ms > 0 && rows[i].mkeys > 0 && rows[i].reps >= 2, "row %zu timed", i);
     }
+    /* outputs smaller than the 4-byte end marker: one u8 key, one u16 key */
+    size_t one = 1;
+    bench_case tiny[] = {{"u8 keys", CLSORT_U8, 0, 0, 8, DATA_UNIFORM, CLSORT_ALGORITHM_AUTO, 0},
+                         {"u16 keys", CLSORT_U16, 0, 0, 16, DATA_UNIFORM, CLSORT_ALGORITHM_AUTO, 0}};
+    cfg.sizes = &one;
+    cfg.nsizes = 1;
+    cfg.cases = tiny;
+    cfg.ncases = 2;
+    cfg.qsort = 0;
+    s = bench_run(&cfg, rows, 8, &n, err, sizeof err);
+    CHECK(s == CLSORT_SUCCESS && n == 2, "bench_run, one u8 or u16 key: %s", err);
+    for (size_t i = 0; i < n; i++)
+        CHECK(rows[i].correct, "one-key row %zu correct", i);
 }
