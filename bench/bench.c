@@ -585,7 +585,7 @@ static const char *algo_name(clsort_algorithm a)
     case CLSORT_ALGORITHM_BITONIC_GLOBAL: return "bitonic";
     case CLSORT_ALGORITHM_ONESWEEP: return "radix onesweep";
     case CLSORT_ALGORITHM_CLASSIC: return "radix classic";
-    default: return "auto";
+    default: return "auto (tuned)";
     }
 }
 
@@ -663,12 +663,12 @@ clsort_status bench_algorithms(const char *device, const char *tuning, unsigned 
     /* Zucchi's batch: count arrays of len keys */
     static const clsort_algorithm balgos[] = {CLSORT_ALGORITHM_BITONIC_GLOBAL,
                                               CLSORT_ALGORITHM_BITONIC, CLSORT_ALGORITHM_ONESWEEP,
-                                              CLSORT_ALGORITHM_CLASSIC};
+                                              CLSORT_ALGORITHM_CLASSIC, CLSORT_ALGORITHM_AUTO};
     if (st == CLSORT_SUCCESS && batch_count && batch_len) {
         fprintf(out, "\nbatch of %zu arrays x %zu u32 keys (Zucchi)\n%-16s %12s %12s %8s\n",
                 batch_count, batch_len, "algorithm", "time ms", "MKeys/s", "check");
         double cpu_ms = 0;
-        for (size_t a = 0; a < 4 && st == CLSORT_SUCCESS; a++) {
+        for (size_t a = 0; a < sizeof balgos / sizeof balgos[0] && st == CLSORT_SUCCESS; a++) {
             bench_case c = {"batch", CLSORT_U32, 0, 0, 0, DATA_UNIFORM, balgos[a], batch_len};
             size_t n = batch_count * batch_len;
             bench_config cfg;

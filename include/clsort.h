@@ -306,9 +306,10 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
  * elements, back to back from element 0) or CSR-style by count + 1
  * non-decreasing offsets (segment s is [offsets[s], offsets[s+1]); segments
  * may be empty; offsets[count] <= n). Elements outside every segment are
- * left as they are. AUTO chooses by the longest segment: a radix sort per
- * segment in one work-group each (one launch) where it is at least the
- * tuning's seg_radix_min and fits one onesweep tile; else a bitonic network
+ * left as they are. AUTO chooses by the longest segment: one radix sort of
+ * (segment, key) where it is at most the tuning's seg_packed_max; a radix
+ * sort per segment in one work-group each (one launch) where it is at least
+ * the tuning's seg_radix_min and fits one onesweep tile; else a bitonic network
  * in one work-group each where it fits a work-group's local memory; else
  * one radix sort of (segment, key), with the permutation.
  * options->algorithm may force CLSORT_ALGORITHM_BITONIC (local memory),

@@ -58,6 +58,7 @@ typedef struct clsort_tuning {
     unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
     unsigned single_max;   /* onesweep sorts up to this n and one tile: one work-group, one launch */
     unsigned seg_radix_min; /* AUTO segments: a radix work-group each from this longest length on */
+    unsigned seg_packed_max; /* AUTO segments up to this longest length: one radix sort of (segment, key) */
     unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
     unsigned bt_regs;              /* bitonic: most elements a work-item sorts in registers (0: none) */
     unsigned sel_wg, sel_block;    /* selection sort */

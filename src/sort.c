@@ -213,7 +213,8 @@ static clsort_status run_job(clsort_context *ctx, const clsort_radix_job *job, c
     }
 }
 
-/* Segments: AUTO gives a radix work-group per segment where the longest
+/* Segments: AUTO gives one radix sort of (segment, key) where the longest
+ * is at most seg_packed_max, a radix work-group per segment where it
  * is at least seg_radix_min and fits one onesweep tile, else a bitonic
  * work-group per segment where it fits one, else one radix sort of
  * (segment, key); ONESWEEP forced takes the radix work-groups where the
@@ -228,6 +229,10 @@ static clsort_status run_segments(clsort_context *ctx, clsort_radix_job *job,
                            "radix algorithm");
     const bool stable = job->vals || job->key.kind == 2 || job->begin_bit != 0 ||
                         job->end_bit != job->key.bytes * 8;
+    if (a == CLSORT_ALGORITHM_AUTO && seg->maxlen <= ctx->tuning.seg_packed_max) {
+        job->algorithm = ctx->tuning.algorithm;
+        return clsort_segments_radix(ctx, job, seg, seq);
+    }
     const unsigned wg_min = ctx->tuning.seg_radix_min;
     const bool wg_wanted = a == CLSORT_ALGORITHM_ONESWEEP ||
                            (a == CLSORT_ALGORITHM_AUTO && wg_min && seg->maxlen >= wg_min);
@@ -889,7 +894,11 @@ clsort_status clsort_sort_segments_buffer(clsort_context *ctx, clsort_type key_t
                                 sg->count + 1, 8));
         const unsigned a = rq.job.algorithm;
         const size_t cap = clsort_bitonic_capacity(ctx, rq.job.key.bytes, stable_needed(&rq));
-        const bool local_only = sg->max_length && sg->max_length <= cap && !rq.records &&
+        /* one launch of work-groups (bitonic, or radix per segment), not the
+         * sort of (segment, key), which needs the offsets on the host */
+        const bool packed = a == CLSORT_ALGORITHM_AUTO && sg->max_length &&
+                            sg->max_length <= ctx->tuning.seg_packed_max;
+        const bool local_only = sg->max_length && sg->max_length <= cap && !rq.records && !packed &&
                                 (a == CLSORT_ALGORITHM_AUTO || a == CLSORT_ALGORITHM_BITONIC);
         if (local_only) { /* trust max_length: no read back, no blocking */
             rq.seg.use_offsets = true;

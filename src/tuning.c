@@ -52,6 +52,9 @@
  *   seg_radix_min  segmented sorts (AUTO) whose longest segment has at least
  *                this many elements and fits one onesweep tile: a radix
  *                work-group per segment, else bitonic work-groups
+ *   seg_packed_max segmented sorts (AUTO) whose longest segment has at most
+ *                this many elements: one radix sort of (segment, key) (it
+ *                takes precedence over seg_radix_min)
  *   bt_wg, bt_cap  bitonic work-group size, and a cap on its capacity
  *   bt_regs      bitonic work-group network: each work-item keeps up to this
  *                many consecutive elements in registers, where the steps
@@ -101,7 +104,7 @@ static const tuning_row table[] = {
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .prologue_max = 0, .single_max = 16384, .seg_radix_min = 2, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
+      .small_max = 0, .prologue_max = 0, .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
       .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = 1u << 21}},
     {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
@@ -204,6 +207,9 @@ static const field fields[] = {
     F(seg_radix_min, 0, 1u << 30,
       "segmented sorts whose longest segment has at least this many elements and fits one onesweep "
       "tile: a radix work-group per segment (0: never)"),
+    F(seg_packed_max, 0, 1u << 30,
+      "segmented sorts whose longest segment has at most this many elements: one radix sort of "
+      "(segment, key) (0: never)"),
     F(bt_wg, 1, 1024, "bitonic work-group size"),
     F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),
     F(bt_regs, 0, 32, "bitonic elements per work-item in registers (0: all steps in local memory)"),

@@ -162,12 +162,13 @@ void test_segments(void)
     o.descending = 0;
     /* The work-group cases: the tuned choice; bitonic with the tuned network and with every
      * step in local memory (bt_regs=0), few (4) and many (32) elements per
-     * work-item in registers; and a radix work-group per segment
+     * work-item in registers; a radix work-group per segment
      * (seg_radix_min) with the tuned shape and with the portable ranking
-     * (tile 64 x 128: the fixed 8192 case fills it exactly). */
+     * (tile 64 x 128: the fixed 8192 case fills it exactly); one radix sort
+     * of (segment, key) (seg_packed_max). */
     static const char *const bt_tunings[] = {
         NULL, "seg_radix_min=0", "seg_radix_min=0,bt_regs=0", "seg_radix_min=0,bt_regs=4",
-        "seg_radix_min=0,bt_regs=32", "seg_radix_min=2",
+        "seg_radix_min=0,bt_regs=32", "seg_radix_min=2", "seg_packed_max=100000",
         "algorithm=onesweep,os_wg=64,os_items=128,os_rank=local,hist_wg=64,plan_wg=64,"
         "os_wg_wide=64,os_items_wide=128,seg_radix_min=2"};
     char tuned[1024];
