@@ -256,6 +256,19 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
     return CLSORT_SUCCESS;
 }
 
+/* Whether the segments can be sorted by one radix sort of (segment,
+ * window) keys: the segment number and the window fit 64 bits together, no
+ * indices are generated, and the offsets are on the host (the sort covers
+ * [base0, base0 + covered)). */
+bool clsort_segments_packable(const clsort_radix_job *job, const clsort_seg_desc *seg)
+{
+    unsigned sbits = 0;
+    while (sbits < 64 && ((size_t)1 << sbits) < seg->count)
+        sbits++;
+    return sbits + (job->end_bit - job->begin_bit) <= 64 && !job->gen_index &&
+           (!seg->use_offsets || seg->host_offsets);
+}
+
 /* Segments longer than a work-group holds: one radix sort of 64-bit keys
  * (segment << window bits | order key) with the permutation, then the keys
  * and values gathered by it. When the segment number and the window do not
@@ -268,7 +281,7 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
     unsigned wbits = job->end_bit - job->begin_bit, sbits = 0;
     while (sbits < 64 && ((size_t)1 << sbits) < seg->count)
         sbits++;
-    if (sbits + wbits > 64 || job->gen_index) {
+    if (!clsort_segments_packable(job, seg)) {
         /* One radix sort per segment (segment starts known on the host). */
         if (seg->use_offsets && !seg->host_offsets)
             return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "segment offsets not on the host");

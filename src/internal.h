@@ -341,6 +341,7 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
                                    bool local, clsort_seq *seq);
 clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job *job,
                                     const clsort_seg_desc *seg, clsort_seq *seq);
+bool clsort_segments_packable(const clsort_radix_job *job, const clsort_seg_desc *seg);
 /* Segments sorted by a radix work-group each (radix.c): the longest segment
  * that fits one tile of the shape for segments up to maxlen (0: the shape
  * does not fit the device), and the sort, for segments of at most that. */

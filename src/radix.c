@@ -627,8 +627,12 @@ static clsort_status segment_shape(clsort_context *ctx, const clsort_radix_job *
 size_t clsort_radix_segment_tile(clsort_context *ctx, const clsort_radix_job *job, size_t maxlen)
 {
     radix_shape s;
-    if (segment_shape(ctx, job, maxlen, &s) != CLSORT_SUCCESS)
-        return 0; /* the shape does not fit this device: the other paths run */
+    if (segment_shape(ctx, job, maxlen, &s) != CLSORT_SUCCESS) {
+        /* the shape does not fit this device: the other paths run, and the
+         * call has not failed (public calls start with no message) */
+        clsort_clear_error(ctx);
+        return 0;
+    }
     return s.tile;
 }
 
@@ -670,11 +674,12 @@ clsort_status clsort_radix_segments_wg(clsort_context *ctx, const clsort_radix_j
 static clsort_status gather_kernel(clsort_context *ctx, const clsort_radix_job *sort_job,
                                    clsort_radix_job *rj, radix_shape *s, cl_kernel *k)
 {
+    /* The tuned strategy and digit width, whatever made the permutation:
+     * clsort_radix_gather_prepare and the gather then use the same program
+     * (a segmented sort settles its algorithm only when it runs). */
     *rj = *sort_job;
-    if (rj->algorithm != CLSORT_ALGORITHM_ONESWEEP && rj->algorithm != CLSORT_ALGORITHM_CLASSIC) {
-        rj->algorithm = ctx->tuning.algorithm;
-        rj->radix_bits = ctx->tuning.radix_bits;
-    }
+    rj->algorithm = ctx->tuning.algorithm;
+    rj->radix_bits = ctx->tuning.radix_bits;
     CLSORT_TRY(make_shape(ctx, rj, s));
     clsort_program *prog;
     CLSORT_TRY(get_program(ctx, s, &rj->key, &prog));

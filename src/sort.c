@@ -229,7 +229,11 @@ static clsort_status run_segments(clsort_context *ctx, clsort_radix_job *job,
                            "radix algorithm");
     const bool stable = job->vals || job->key.kind == 2 || job->begin_bit != 0 ||
                         job->end_bit != job->key.bytes * 8;
-    if (a == CLSORT_ALGORITHM_AUTO && seg->maxlen <= ctx->tuning.seg_packed_max) {
+    /* (the packed sort where it is one sort: 64-bit keys over all their
+     * bits would get a sort per segment, and offsets left on the device
+     * would have to be read back) */
+    if (a == CLSORT_ALGORITHM_AUTO && seg->maxlen <= ctx->tuning.seg_packed_max &&
+        clsort_segments_packable(job, seg)) {
         job->algorithm = ctx->tuning.algorithm;
         return clsort_segments_radix(ctx, job, seg, seq);
     }
@@ -894,11 +898,9 @@ clsort_status clsort_sort_segments_buffer(clsort_context *ctx, clsort_type key_t
                                 sg->count + 1, 8));
         const unsigned a = rq.job.algorithm;
         const size_t cap = clsort_bitonic_capacity(ctx, rq.job.key.bytes, stable_needed(&rq));
-        /* one launch of work-groups (bitonic, or radix per segment), not the
-         * sort of (segment, key), which needs the offsets on the host */
-        const bool packed = a == CLSORT_ALGORITHM_AUTO && sg->max_length &&
-                            sg->max_length <= ctx->tuning.seg_packed_max;
-        const bool local_only = sg->max_length && sg->max_length <= cap && !rq.records && !packed &&
+        /* (with the offsets left on the device, AUTO does not take the
+         * sort of (segment, key): run_segments) */
+        const bool local_only = sg->max_length && sg->max_length <= cap && !rq.records &&
                                 (a == CLSORT_ALGORITHM_AUTO || a == CLSORT_ALGORITHM_BITONIC);
         if (local_only) { /* trust max_length: no read back, no blocking */
             rq.seg.use_offsets = true;

@@ -61,6 +61,49 @@ void test_buffer_events(void)
     clReleaseEvent(gate);
     clReleaseEvent(written);
     clReleaseEvent(sorted);
+    /* Segments in a buffer with max_length given (short: 50 keys, where a
+     * CPU tuning sorts (segment, key) when the offsets are on the host):
+     * the call must not read the offsets back, so it returns while its
+     * wait list is still gated. */
+    {
+        enum { SEGS = 600, LEN = 50 };
+        uint64_t offs[SEGS + 1];
+        for (size_t i = 0; i <= SEGS; i++)
+            offs[i] = i * LEN;
+        cl_mem ob = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof offs,
+                                   offs, &err);
+        cl_event g2 = clCreateUserEvent(clc, &err), w2 = NULL, s2 = NULL;
+        clEnqueueWriteBuffer(q, buf, CL_FALSE, 0, SEGS * LEN * 4, keys, 1, &g2, &w2);
+        clsort_segments sg;
+        memset(&sg, 0, sizeof sg);
+        sg.count = SEGS;
+        sg.offsets_buffer = ob;
+        sg.max_length = LEN;
+        CHECK_OK(ctx, clsort_sort_segments_buffer(ctx, CLSORT_U32, buf, 0, NULL, 0, 0, SEGS * LEN,
+                                                  &sg, NULL, 1, &w2, &s2));
+        clSetUserEventStatus(g2, CL_COMPLETE);
+        CHECK(s2 && clWaitForEvents(1, &s2) == CL_SUCCESS, "segments event completes");
+        clEnqueueReadBuffer(q, buf, CL_TRUE, 0, SEGS * LEN * 4, out, 0, NULL, NULL);
+        int bad = 0;
+        for (size_t sgi = 0; sgi < SEGS && !bad; sgi++) {
+            uint32_t *ref = malloc(LEN * 4);
+            memcpy(ref, keys + sgi * LEN, LEN * 4);
+            for (size_t i = 1; i < LEN; i++) /* insertion sort of 50 keys */
+                for (size_t j = i; j > 0 && ref[j - 1] > ref[j]; j--) {
+                    uint32_t t = ref[j];
+                    ref[j] = ref[j - 1];
+                    ref[j - 1] = t;
+                }
+            bad = memcmp(ref, out + sgi * LEN, LEN * 4) != 0;
+            free(ref);
+        }
+        CHECK(!bad, "segments sorted after the gate");
+        clReleaseEvent(g2);
+        clReleaseEvent(w2);
+        if (s2)
+            clReleaseEvent(s2);
+        clReleaseMemObject(ob);
+    }
     /* n = 0 still gives an event */
     cl_event e0 = NULL;
     CHECK_OK(ctx, clsort_sort_keys_buffer(ctx, CLSORT_U32, buf, 0, 0, NULL, 0, NULL, &e0));

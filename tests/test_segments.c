@@ -217,6 +217,20 @@ void test_segments(void)
     o.descending = 1;
     seg_case(ctx, CLSORT_F32, offs, 9, 0, n, 0, &o, false, false, "onesweep, descending floats");
     o.descending = 0;
+    /* a tuning whose onesweep shape cannot run (12-bit digits with a
+     * work-group ranking): AUTO falls back to the bitonic work-groups,
+     * succeeds, and leaves no message behind */
+    clsort_context *wide = test_context("radix_bits=12,algorithm=classic,cl_wg=1,hist_wg=1,"
+                                        "plan_wg=64,os_rank=local,os_wg=64,os_items=128,"
+                                        "seg_radix_min=2,seg_packed_max=0");
+    if (wide) {
+        o.algorithm = CLSORT_ALGORITHM_AUTO;
+        n = make_offsets(offs, fits, 9, 3) + 5;
+        seg_case(wide, CLSORT_U32, offs, 9, 0, n, 0, &o, false, false, "onesweep shape unusable");
+        CHECK(!clsort_context_last_error(wide)[0], "no message after a success: '%s'",
+              clsort_context_last_error(wide));
+        clsort_context_release(wide);
+    }
     o.algorithm = CLSORT_ALGORITHM_SELECTION;
     uint32_t dummy[4] = {3, 2, 1, 0};
     clsort_segments sg;
