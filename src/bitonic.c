@@ -260,12 +260,17 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
  * window) keys: the segment number and the window fit 64 bits together, no
  * indices are generated, and the offsets are on the host (the sort covers
  * [base0, base0 + covered)). */
-bool clsort_segments_packable(const clsort_radix_job *job, const clsort_seg_desc *seg)
+static unsigned segment_bits(size_t count)
 {
     unsigned sbits = 0;
-    while (sbits < 64 && ((size_t)1 << sbits) < seg->count)
+    while (sbits < 64 && ((size_t)1 << sbits) < count)
         sbits++;
-    return sbits + (job->end_bit - job->begin_bit) <= 64 && !job->gen_index &&
+    return sbits;
+}
+
+bool clsort_segments_packable(const clsort_radix_job *job, const clsort_seg_desc *seg)
+{
+    return segment_bits(seg->count) + (job->end_bit - job->begin_bit) <= 64 && !job->gen_index &&
            (!seg->use_offsets || seg->host_offsets);
 }
 
@@ -278,9 +283,7 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
 {
     if (seg->count == 0 || seg->covered == 0)
         return CLSORT_SUCCESS;
-    unsigned wbits = job->end_bit - job->begin_bit, sbits = 0;
-    while (sbits < 64 && ((size_t)1 << sbits) < seg->count)
-        sbits++;
+    const unsigned wbits = job->end_bit - job->begin_bit, sbits = segment_bits(seg->count);
     if (!clsort_segments_packable(job, seg)) {
         /* One radix sort per segment (segment starts known on the host). */
         if (seg->use_offsets && !seg->host_offsets)

@@ -98,7 +98,6 @@ static size_t single_local_bytes(const radix_shape *s)
     return tile > plan ? tile : plan;
 }
 
-
 static size_t cl_local_bytes(const radix_shape *s, unsigned items)
 {
     if (s->cl_wg == 1)

@@ -323,6 +323,52 @@ void clsort_radix_plan(global const uint *counts, uint portions, uint passes, id
                 phase, bitwords + bits_off, state, bases, s, constant_digit);
 }
 
+/* The one-work-group start of a small sort (one portion): counts every
+ * pass's digits of keys[0, n) in h (local, passes * RADIX words), writes
+ * them to counts and makes the plan from them. One work-item counts with
+ * plain increments, a pass at a time (the keys stay in its cache); a group
+ * with local atomics. wg: the work-group size, the kernel's constant (PoCL
+ * 3.1 hung on the counting loop with get_local_size(0) as its step). s,
+ * constant_digit: clsort_plan's local memory. */
+inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes,
+                                  uint begin_bit, uint end_bit, uint descending, uint allow_skip,
+                                  uint gen_index, global uint *counts, global uint *state,
+                                  global idx_t *bases, local uint *h, local idx_t *s,
+                                  local uint *constant_digit, uint wg)
+{
+    const uint lid = get_local_id(0);
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        h[e] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (wg == 1) {
+        for (uint p = 0; p < passes; p++) {
+            const uint shift = clsort_pass_shift(begin_bit, p);
+            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+            local uint *hp = h + p * RADIX;
+            for (idx_t i = 0; i < n; i++)
+                hp[DIGIT_OF(keys[i], shift, mask, descending ? mask : 0u)]++;
+        }
+    } else {
+        for (idx_t i0 = 0; i0 < n; i0 += wg) { /* uniform trip count */
+            const idx_t i = i0 + lid;
+            if (i < n) {
+                const KEY_T k = keys[i];
+                for (uint p = 0; p < passes; p++) {
+                    const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
+                                                      descending ? mask : 0u)]);
+                }
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        counts[e] = h[e];
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, counts,
+                state, bases, s, constant_digit);
+}
+
 /* Small inputs (one portion): one work-group zeroes the tile counters and
  * look-back words, counts every pass's digits into counts[P][RADIX] and
  * makes the plan - one launch instead of fill, upfront and plan. */
@@ -336,30 +382,12 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
     const uint lid = get_local_id(0);
-    keys += keys_off;
     for (ulong e0 = 0; e0 < zero_words; e0 += CLSORT_PLAN_WG) /* uniform trip count */
         if (e0 + lid < zero_words)
             scratch[zero_from + e0 + lid] = 0;
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        h[e] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (idx_t i0 = 0; i0 < n; i0 += CLSORT_PLAN_WG) {
-        idx_t i = i0 + lid;
-        if (i < n) {
-            KEY_T k = keys[i];
-            for (uint p = 0; p < passes; p++) {
-                uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-                atomic_inc(&h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
-                                                  descending ? mask : 0)]);
-            }
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        scratch[e] = h[e]; /* counts sit at the start of scratch */
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(scratch, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, scratch,
-                state, bases, s, constant_digit);
+    /* counts sit at the start of scratch */
+    clsort_count_and_plan(keys + keys_off, n, passes, begin_bit, end_bit, descending, allow_skip,
+                          gen_index, scratch, state, bases, h, s, constant_digit, CLSORT_PLAN_WG);
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys

@@ -506,37 +506,8 @@ void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, globa
     const uint lid = get_local_id(0);
     ku += ku_off;
     vu += vu_off;
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        m.plan.h[e] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if CLSORT_OS_WG == 1
-    /* one work-item: plain counts, a pass at a time (the tile is in cache) */
-    for (uint p = 0; p < passes; p++) {
-        const uint shift = clsort_pass_shift(begin_bit, p);
-        const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-        local uint *hp = m.plan.h + p * RADIX;
-        for (uint i = 0; i < n; i++)
-            hp[DIGIT_OF(ku[i], shift, mask, descending ? mask : 0u)]++;
-    }
-#else
-    for (uint i0 = 0; i0 < n; i0 += CLSORT_OS_WG) {
-        const uint i = i0 + lid;
-        if (i < n) {
-            const KEY_T k = ku[i];
-            for (uint p = 0; p < passes; p++) {
-                const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-                atomic_inc(&m.plan.h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
-                                                         descending ? mask : 0u)]);
-            }
-        }
-    }
-#endif
-    barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        counts[e] = m.plan.h[e];
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, 1, gen_index, 0, 0, counts, state, bases,
-                m.plan.s, m.plan.constant_digit);
+    clsort_count_and_plan(ku, n, passes, begin_bit, end_bit, descending, 1, gen_index, counts,
+                          state, bases, m.plan.h, m.plan.s, m.plan.constant_digit, CLSORT_OS_WG);
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     for (uint p = 0; p < passes; p++) {
         const global uint *st = state + ST_PASS(p);
