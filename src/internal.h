@@ -48,6 +48,7 @@ typedef struct clsort_tuning {
     unsigned radix_bits; /* r */
     unsigned os_wg, os_items, os_rank;
     unsigned os_items_pairs; /* os_items when values are carried (0: os_items) */
+    unsigned os_wg_pairs;    /* os_wg when values are carried (0: os_wg) */
     unsigned os_rank_pairs;  /* NVIDIA: 1 + the warp ranking when values are carried (0: os_rank) */
     unsigned os_wg_wide, os_items_wide; /* keys of 8 bytes, with or without values (0: the above) */
     unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
@@ -56,6 +57,10 @@ typedef struct clsort_tuning {
     unsigned skip_min;  /* pass skipping from this n on (0: always) */
     unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
     unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
+    unsigned fused_max;    /* onesweep sorts up to this n: zero, count and plan in one launch */
+    unsigned seg_wg, seg_items;    /* onesweep shape of segments of keys alone <= 4 bytes (0: the sort's) */
+    unsigned small_items, small_items_max; /* onesweep: keys per work-item up to that n (0: off) */
+    unsigned chain_max;    /* onesweep sorts up to this n: every pass in one launch */
     unsigned single_max;   /* onesweep sorts up to this n and one tile: one work-group, one launch */
     unsigned seg_radix_min; /* AUTO segments: a radix work-group each from this longest length on */
     unsigned seg_packed_max; /* AUTO segments up to this longest length: one radix sort of (segment, key) */
@@ -146,12 +151,17 @@ typedef enum clsort_slot {
     CLSORT_SLOT_BT_OUT_VALS,
     CLSORT_SLOT_SEG_OFFSETS, /* device copy of host segment offsets */
     CLSORT_SLOT_SCAN_SUMS,   /* scan: block sums of every level */
+    CLSORT_SLOT_SYNC,        /* radix: the fused start's counters, zero between sorts */
     CLSORT_SLOT_COUNT
 } clsort_slot;
 
 /* A device buffer of at least bytes in the slot (grows it if needed; an old,
  * smaller buffer is released once pending work is done). */
 clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out);
+/* The same, but a buffer it allocates is all zero (for kernels that leave
+ * it zero again after each use). */
+clsort_status clsort_pool_get_zeroed(clsort_context *ctx, clsort_slot slot, size_t bytes,
+                                     cl_mem *out);
 void clsort_pool_release(clsort_context *ctx);
 size_t clsort_pool_bytes(const clsort_context *ctx);
 

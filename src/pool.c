@@ -4,7 +4,9 @@
 
 #include <string.h>
 
-clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out)
+/* zero_all: a new buffer is zeroed whole, else only touched (4 bytes). */
+static clsort_status pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, bool zero_all,
+                              cl_mem *out)
 {
     bytes = (bytes + 63) / 64 * 64; /* whole words; never 0 (kernels take the argument) */
     if (bytes == 0)
@@ -46,10 +48,13 @@ clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t byte
     }
     const cl_uint zero = 0;
     if (ctx->aux_queue) {
-        err = clEnqueueFillBuffer(ctx->aux_queue, m, &zero, sizeof zero, 0, 4, 0, NULL, NULL);
+        err = clEnqueueFillBuffer(ctx->aux_queue, m, &zero, sizeof zero, 0, zero_all ? bytes : 4,
+                                  0, NULL, NULL);
         if (err == CL_SUCCESS)
             err = clFinish(ctx->aux_queue);
     }
+    if (err == CL_SUCCESS && zero_all && !ctx->aux_queue)
+        err = CL_OUT_OF_RESOURCES; /* a zeroed buffer is needed: no queue to zero it */
     if (err != CL_SUCCESS) {
         clReleaseMemObject(m);
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_DEVICE_MEMORY,
@@ -60,6 +65,17 @@ clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t byte
     ctx->pool_size[slot] = bytes;
     *out = m;
     return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, cl_mem *out)
+{
+    return pool_get(ctx, slot, bytes, false, out);
+}
+
+clsort_status clsort_pool_get_zeroed(clsort_context *ctx, clsort_slot slot, size_t bytes,
+                                     cl_mem *out)
+{
+    return pool_get(ctx, slot, bytes, true, out);
 }
 
 void clsort_pool_release(clsort_context *ctx)

@@ -42,7 +42,7 @@ typedef struct radix_shape {
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
-    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at;
+    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at;
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -107,7 +107,11 @@ static size_t cl_local_bytes(const radix_shape *s, unsigned items)
            2 * R * ib + scan_words(s->cl_wg) * 4;
 }
 
-static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job, radix_shape *s)
+/* segments: the shape of the segments' work-groups (seg_wg, seg_items;
+ * never small_items: their tile must hold a whole segment), else of a sort
+ * of job->n keys. */
+static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, bool segments,
+                              radix_shape *s)
 {
     const clsort_tuning *t = &ctx->tuning;
     const clsort_device_facts *f = &ctx->facts;
@@ -149,11 +153,20 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
                            s->r);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         s->rank = s->val_bytes && t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
-        s->os_wg = t->os_wg;
+        s->os_wg = s->val_bytes && t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         if (s->key_bytes == 8) { /* the shape for 8-byte keys, where the tuning has one */
             s->os_wg = t->os_wg_wide ? t->os_wg_wide : s->os_wg;
             items = t->os_items_wide ? t->os_items_wide : items;
+        }
+        /* Small sorts: fewer keys per work-item, so more and shorter tiles
+         * (a lone tile's ranking is a chain of steps per key). */
+        if (!segments && t->small_items && job->n <= t->small_items_max && items > t->small_items)
+            items = t->small_items;
+        /* Segments of keys alone up to 4 bytes: a shape of their own. */
+        if (segments && !s->val_bytes && s->key_bytes <= 4) {
+            s->os_wg = t->seg_wg ? t->seg_wg : s->os_wg;
+            items = t->seg_items ? t->seg_items : items;
         }
         /* Fewer keys per work-item until the kernel's local memory fits. */
         while (items > 1 && os_mem_bytes(s, items) > lmem)
@@ -175,7 +188,8 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
         s->counters_at = s->portions * P * R;
         s->lookback_at = s->counters_at + P * s->portions;
         s->bits_at = s->lookback_at + P * s->tiles_pp * R; /* 4 words, MSD order */
-        s->scratch_words = s->bits_at + 4;
+        s->chain_at = s->bits_at + 4;                       /* 1 + P words, clsort_radix_chain */
+        s->scratch_words = s->chain_at + 1 + P;
         s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
         s->bases_words = s->carry_at + R;
     } else {
@@ -217,12 +231,22 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
     return CLSORT_SUCCESS;
 }
 
+static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job, radix_shape *s)
+{
+    return shape_of(ctx, job, false, s);
+}
+
+/* Words of the fused start's sync buffer: a sign-off counter and the
+ * running counts. */
+static size_t sync_words(const radix_shape *s) { return 1 + (size_t)s->passes * s->radix; }
+
 static size_t shape_bytes(const radix_shape *s)
 {
     size_t b = s->keys_bytes + s->vals_bytes;
     if (s->need_b)
         b += s->keys_bytes + s->vals_bytes;
-    return b + s->scratch_words * 4 + s->bases_words * s->idx_bytes + s->state_words * 4;
+    b += s->scratch_words * 4 + s->bases_words * s->idx_bytes + s->state_words * 4;
+    return s->algorithm == CLSORT_ALGORITHM_ONESWEEP ? b + sync_words(s) * 4 : b;
 }
 
 clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
@@ -303,6 +327,17 @@ static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *jo
     return CLSORT_SUCCESS;
 }
 
+/* Work-groups of the upfront count of len keys: hist_groups per compute
+ * unit, fewer where they would have less than one round each. */
+static size_t upfront_groups(const clsort_context *ctx, const radix_shape *s, size_t len)
+{
+    size_t groups = (size_t)ctx->tuning.hist_groups * ctx->facts.compute_units;
+    size_t max_groups = div_up(len, (size_t)s->hist_wg * ctx->tuning.hist_items);
+    if (groups > max_groups)
+        groups = max_groups;
+    return groups ? groups : 1;
+}
+
 /* Counts passes [p_lo, p_hi); want_bits: also the bits that vary (MSD
  * order's first plan); gated: only if that plan left the decision pending. */
 static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
@@ -315,12 +350,7 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
     for (size_t q = 0; q < s->portions; q++) {
         size_t start = q * s->portion;
         size_t len = n - start < s->portion ? n - start : s->portion;
-        size_t groups = (size_t)ctx->tuning.hist_groups * ctx->facts.compute_units;
-        size_t max_groups = div_up(len, (size_t)s->hist_wg * ctx->tuning.hist_items);
-        if (groups > max_groups)
-            groups = max_groups;
-        if (groups == 0)
-            groups = 1;
+        size_t groups = upfront_groups(ctx, s, len);
         size_t chunk = div_up(len, groups);
         cl_ulong koff = job->keys_off + start, coff = s->counts_at + q * s->passes * s->radix;
         cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
@@ -385,6 +415,34 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
                          CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
     CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_prologue", args, 14));
     return clsort_launch(ctx, k, "clsort_radix_prologue", s->plan_wg, s->plan_wg, seq);
+}
+
+/* The fused start of a one-portion LSD sort (clsort_radix_upfront_plan):
+ * the fill, the upfront count and the plan in one launch. */
+static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
+                                      const clsort_radix_job *job, const radix_shape *s,
+                                      const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    cl_mem sync;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_upfront_plan", &k));
+    CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SYNC, sync_words(s) * 4, &sync));
+    const size_t n = job->n;
+    size_t groups = upfront_groups(ctx, s, n);
+    idx_arg a_n, a_chunk;
+    cl_ulong koff = job->keys_off, zero_from = s->counters_at,
+             zero_words = s->scratch_words - s->counters_at;
+    cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, skip = s->allow_skip, gen = job->gen_index;
+    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),      idx_of(s, &a_n, n),
+                         idx_of(s, &a_chunk, div_up(n, groups)),
+                         CLSORT_ARG(passes),     CLSORT_ARG(begin),     CLSORT_ARG(end),
+                         CLSORT_ARG(desc),       CLSORT_ARG(skip),      CLSORT_ARG(gen),
+                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_from), CLSORT_ARG(zero_words),
+                         CLSORT_ARG(sync),       CLSORT_ARG(b->state),  CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront_plan", args, 16));
+    return clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg, s->hist_wg,
+                         seq);
 }
 
 /* The whole sort of at most one tile in one work-group (clsort_radix_single):
@@ -463,6 +521,35 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
     return CLSORT_SUCCESS;
 }
 
+/* Whether every pass runs in one launch (clsort_radix_chain): LSD order,
+ * one portion, up to the tuning's chain_max keys. */
+static bool chained(const clsort_context *ctx, const clsort_radix_job *job, const radix_shape *s)
+{
+    return !s->msd && s->portions == 1 && job->n <= ctx->tuning.chain_max &&
+           (uint64_t)s->tiles_pp * s->passes <= 0xffffffffull;
+}
+
+static clsort_status run_chain(clsort_context *ctx, clsort_program *prog,
+                               const clsort_radix_job *job, const radix_shape *s,
+                               const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_chain", &k));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, lb_off = s->lookback_at,
+             chain_off = s->chain_at;
+    cl_uint n = (cl_uint)job->n, tiles = (cl_uint)s->tiles_pp, begin = job->begin_bit,
+            end = job->end_bit, desc = job->descending;
+    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                         CLSORT_ARG(b->kb),      CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
+                         CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),  CLSORT_ARG(n),
+                         CLSORT_ARG(tiles),      CLSORT_ARG(begin),  CLSORT_ARG(end),
+                         CLSORT_ARG(desc),       CLSORT_ARG(b->state), CLSORT_ARG(b->bases),
+                         CLSORT_ARG(b->scratch), CLSORT_ARG(lb_off), CLSORT_ARG(chain_off)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_chain", args, 18));
+    return clsort_launch(ctx, k, "clsort_radix_chain", s->tiles_pp * s->passes * s->os_wg,
+                         s->os_wg, seq);
+}
+
 /* With s->msd, first MSD order's launches: the top pass, then the buckets
  * (both do nothing when the plan chose LSD order), then the LSD passes
  * (which do nothing when it chose MSD order). */
@@ -470,6 +557,8 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                   const clsort_radix_job *job, const radix_shape *s,
                                   const radix_buffers *b, clsort_seq *seq)
 {
+    if (chained(ctx, job, s))
+        return run_chain(ctx, prog, job, s, b, seq);
     cl_kernel k, kc = NULL;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_onesweep", &k));
     if (s->portions > 1)
@@ -583,6 +672,10 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
         (size_t)s.max_passes * s.radix * 4 + 8192 <= ctx->facts.local_mem_bytes) {
         /* One work-group zeroes, counts and plans: one launch, not three. */
         CLSORT_TRY(run_prologue(ctx, prog, job, &s, &b, seq));
+    } else if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && s.portions == 1 && !s.msd &&
+               job->n <= ctx->tuning.fused_max) {
+        /* Zero, count and plan in one launch (its last work-group plans). */
+        CLSORT_TRY(run_upfront_plan(ctx, prog, job, &s, &b, seq));
     } else {
         /* Zero the counts, tile counters and look-back areas in one fill. */
         size_t zero_words = s.algorithm == CLSORT_ALGORITHM_ONESWEEP
@@ -620,7 +713,7 @@ static clsort_status segment_shape(clsort_context *ctx, const clsort_radix_job *
     clsort_radix_job j = *job;
     j.n = maxlen;
     j.algorithm = CLSORT_ALGORITHM_ONESWEEP;
-    return make_shape(ctx, &j, s);
+    return shape_of(ctx, &j, true, s);
 }
 
 size_t clsort_radix_segment_tile(clsort_context *ctx, const clsort_radix_job *job, size_t maxlen)
@@ -719,6 +812,8 @@ clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *
     radix_buffers b;
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
     cl_mem m;
+    if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP) /* the fused start's */
+        CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SYNC, sync_words(&s) * 4, &m));
     if (records_bytes)
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_RECORDS, records_bytes, &m));
     if (perm_bytes)

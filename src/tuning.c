@@ -13,6 +13,9 @@
  *   os_wg        onesweep work-group size (1 for the CPU shape)
  *   os_items     onesweep keys per work-item (the tile is os_wg * os_items)
  *   os_items_pairs  os_items for sorts that carry values (0: os_items)
+ *   os_wg_pairs  os_wg for sorts that carry values (0: os_wg; a spec that
+ *                sets os_wg without it sets it to 0, as it does seg_wg, and
+ *                os_items seg_items)
  *   os_rank_pairs   the warp ranking for sorts that carry values (same:
  *                os_rank; NVIDIA's warp rankings only; a spec that sets
  *                os_rank without it sets it to same)
@@ -47,6 +50,18 @@
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
+ *   fused_max    onesweep sorts (one portion, LSD order) of up to this many
+ *                keys above prologue_max zero, count and plan in one launch
+ *                whose last work-group to finish plans
+ *   seg_wg, seg_items  the onesweep shape of the segments' work-groups
+ *                (clsort_radix_segments) for keys alone of up to 4 bytes
+ *                (0: os_wg, os_items): their tile bounds the longest segment
+ *   small_items, small_items_max  onesweep sorts of up to small_items_max
+ *                keys take at most small_items keys per work-item (more,
+ *                shorter tiles where latency, not throughput, bounds)
+ *   chain_max    onesweep sorts (one portion, LSD order) of up to this many
+ *                keys run every pass in one launch, a pass's tiles waiting
+ *                for the previous pass's
  *   single_max   onesweep sorts of up to this many keys that fit one tile
  *                run whole in one work-group, in one launch
  *   seg_radix_min  segmented sorts (AUTO) whose longest segment has at least
@@ -83,12 +98,14 @@ typedef struct tuning_row {
 static const tuning_row table[] = {
     {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs (H100, measured)", 1,
      CLSORT_VENDOR_NVIDIA, NULL,
-     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 512, .os_items = 20,
-      .os_rank = CLSORT_RANK_ATOMIC_OR, .os_items_pairs = 16, .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
+     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 24,
+      .os_rank = CLSORT_RANK_ATOMIC_OR, .os_wg_pairs = 512, .os_items_pairs = 16,
+      .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
       .os_wg_wide = 256, .os_items_wide = 24,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
-      .small_max = 4096, .prologue_max = 16384, .single_max = 16384, .seg_radix_min = 4097, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
+      .small_max = 4096, .prologue_max = 0, .fused_max = 262144, .chain_max = 262144,
+      .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20, .single_max = 16384, .seg_radix_min = 4097, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
@@ -178,6 +195,7 @@ static const field fields[] = {
     F(os_rank, 0, CLSORT_RANK_COUNT - 1,
       "onesweep tile ranking: serial, local, match, ballot or atomic_or"),
     F(os_items_pairs, 0, 1u << 20, "os_items when values are carried (0: same as os_items)"),
+    F(os_wg_pairs, 0, 1024, "os_wg when values are carried (0: os_wg; a spec that sets os_wg alone sets this to 0)"),
     F(os_wg_wide, 0, 1024,
       "onesweep work-group size for 8-byte keys (0: os_wg; a spec that sets os_wg alone sets this to 0)"),
     F(os_items_wide, 0, 1u << 20,
@@ -202,6 +220,15 @@ static const field fields[] = {
     F(portion_max, 0, 0x7fffffffu, "onesweep: most keys per portion (0: 2^30 - 1, the look-back limit)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
+    F(fused_max, 0, 0x7fffffffu,
+      "onesweep sorts up to this n (one portion, LSD order): zero, count and plan in one launch "
+      "(0: never)"),
+    F(seg_wg, 0, 1024, "onesweep work-group size of segments of keys alone up to 4 bytes (0: os_wg; a spec that sets os_wg alone sets this to 0)"),
+    F(seg_items, 0, 1u << 20, "onesweep keys per work-item of those segments (0: os_items; a spec that sets os_items alone sets this to 0)"),
+    F(small_items, 0, 64, "onesweep: at most this many keys per work-item for sorts up to small_items_max (0: off)"),
+    F(small_items_max, 0, 0x7fffffffu, "onesweep: the largest n that takes small_items"),
+    F(chain_max, 0, 0x7fffffffu,
+      "onesweep sorts up to this n (one portion, LSD order): every pass in one launch (0: never)"),
     F(single_max, 0, 1u << 30,
       "onesweep sorts up to this n and one tile: the whole sort in one work-group and one launch (0: never)"),
     F(seg_radix_min, 0, 1u << 30,
@@ -324,6 +351,9 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
     } follows[] = {
         {offsetof(clsort_tuning, os_rank), offsetof(clsort_tuning, os_rank_pairs)},
         {offsetof(clsort_tuning, os_wg), offsetof(clsort_tuning, os_wg_wide)},
+        {offsetof(clsort_tuning, os_wg), offsetof(clsort_tuning, os_wg_pairs)},
+        {offsetof(clsort_tuning, os_wg), offsetof(clsort_tuning, seg_wg)},
+        {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, seg_items)},
         {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, os_items_wide)},
     };
     for (size_t f = 0; f < sizeof follows / sizeof follows[0]; f++) {
@@ -370,9 +400,11 @@ size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
 static clsort_status check_shape(const clsort_tuning *t, const clsort_device_facts *f, char *err,
                                  size_t errsize)
 {
-    const unsigned wgs[] = {t->os_wg, t->cl_wg, t->hist_wg, t->plan_wg};
-    const char *names[] = {"os_wg", "cl_wg", "hist_wg", "plan_wg"};
-    for (int i = 0; i < 4; i++) {
+    const unsigned wg_pairs = t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
+    const unsigned wg_seg = t->seg_wg ? t->seg_wg : t->os_wg;
+    const unsigned wgs[] = {t->os_wg, t->cl_wg, t->hist_wg, t->plan_wg, wg_pairs, wg_seg};
+    const char *names[] = {"os_wg", "cl_wg", "hist_wg", "plan_wg", "os_wg_pairs", "seg_wg"};
+    for (int i = 0; i < 6; i++) {
         if (wgs[i] > f->max_work_group_size) {
             snprintf(err, errsize, "%s=%u exceeds the device's work-group limit %zu", names[i],
                      wgs[i], f->max_work_group_size);
@@ -399,6 +431,21 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
         snprintf(err, errsize, "os_rank=serial needs os_wg=1");
         return CLSORT_ERROR_INVALID_TUNING;
     }
+    if ((wg_seg == 1) != (t->os_wg == 1)) {
+        snprintf(err, errsize, "seg_wg=%u: the serial shape (os_wg=1) is for segments too", wg_seg);
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if (t->os_rank >= CLSORT_RANK_MATCH &&
+        (wg_seg % 32 || (uint64_t)wg_seg * (t->seg_items ? t->seg_items : t->os_items) > 65536)) {
+        snprintf(err, errsize, "os_rank=%s needs seg_wg a multiple of 32 and seg_wg * seg_items "
+                 "<= 65536", rank_names[t->os_rank]);
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
+    if ((wg_pairs == 1) != (t->os_wg == 1)) {
+        snprintf(err, errsize, "os_wg_pairs=%u: the serial shape (os_wg=1) is for keys and pairs "
+                 "alike", wg_pairs);
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
     if (t->os_rank != CLSORT_RANK_SERIAL && t->os_wg == 1) {
         snprintf(err, errsize, "os_wg=1 needs os_rank=serial");
         return CLSORT_ERROR_INVALID_TUNING;
@@ -415,8 +462,9 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
                      rank_names[t->os_rank]);
             return CLSORT_ERROR_INVALID_TUNING;
         }
-        if (t->os_wg % 32) {
-            snprintf(err, errsize, "os_rank=%s needs os_wg a multiple of 32", rank_names[t->os_rank]);
+        if (t->os_wg % 32 || wg_pairs % 32) {
+            snprintf(err, errsize, "os_rank=%s needs os_wg%s a multiple of 32",
+                     rank_names[t->os_rank], t->os_wg % 32 ? "" : "_pairs");
             return CLSORT_ERROR_INVALID_TUNING;
         }
     }
@@ -436,7 +484,8 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
     /* the tiles of keys alone and of pairs */
     const unsigned items_pairs = t->os_items_pairs ? t->os_items_pairs : t->os_items;
     const unsigned rank_pairs = t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
-    const uint64_t tiles[2] = {(uint64_t)t->os_wg * t->os_items, (uint64_t)t->os_wg * items_pairs};
+    const uint64_t tiles[2] = {(uint64_t)t->os_wg * t->os_items, (uint64_t)wg_pairs * items_pairs};
+    const unsigned tile_wgs[2] = {t->os_wg, wg_pairs};
     const unsigned ranks[2] = {t->os_rank, rank_pairs};
     const char *const tile_names[2] = {"os_items", "os_items_pairs"};
     for (int i = 0; i < 2; i++) {
@@ -454,11 +503,12 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
          * any key: a work-group too large for it could never run */
         if (ranks[i] >= CLSORT_RANK_MATCH) {
             const unsigned r = t->radix_bits < 8 ? t->radix_bits : 8;
-            const size_t need = clsort_onesweep_local_bytes(ranks[i], t->os_wg, 1, 1u << r, 1, 0, 8);
+            const size_t need =
+                clsort_onesweep_local_bytes(ranks[i], tile_wgs[i], 1, 1u << r, 1, 0, 8);
             if (need > f->local_mem_bytes) {
-                snprintf(err, errsize, "os_rank%s=%s with os_wg=%u needs %zu bytes of local "
+                snprintf(err, errsize, "os_rank%s=%s with os_wg%s=%u needs %zu bytes of local "
                          "memory before any keys; the device has %zu",
-                         i ? "_pairs" : "", rank_names[ranks[i]], t->os_wg, need,
+                         i ? "_pairs" : "", rank_names[ranks[i]], i ? "_pairs" : "", tile_wgs[i], need,
                          (size_t)f->local_mem_bytes);
                 return CLSORT_ERROR_INVALID_TUNING;
             }
@@ -478,7 +528,7 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
     w.os_wg = t->os_wg_wide ? t->os_wg_wide : t->os_wg;
     w.os_items = t->os_items_wide ? t->os_items_wide : t->os_items;
     w.os_items_pairs = t->os_items_wide ? t->os_items_wide : t->os_items_pairs;
-    w.os_wg_wide = w.os_items_wide = 0;
+    w.os_wg_wide = w.os_items_wide = w.os_wg_pairs = 0;
     char inner[256];
     if (check_shape(&w, f, inner, sizeof inner) != CLSORT_SUCCESS) {
         snprintf(err, errsize, "os_wg_wide=%u, os_items_wide=%u (8-byte keys): %s", t->os_wg_wide,

@@ -78,19 +78,22 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
          * portable GPU shape */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
-        "os_wg_wide=32,os_items_wide=8", /* 8-byte keys: 32 x 8 */
+        "os_wg_wide=32,os_items_wide=8,small_items=2,small_items_max=100000", /* 8-byte keys: 32 x 8; small sorts x 2 */
         /* the CPU shape in MSD order: top digit first, then the buckets */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
         /* the whole sort in one work-group (clsort_radix_single) up to
-         * 100000 keys, both portable rankings, many tiles */
+         * 100000 keys, both portable rankings, many tiles; above that the
+         * fused start (clsort_radix_upfront_plan) and every pass in one
+         * launch (clsort_radix_chain) */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
-        "single_max=100000",
+        "single_max=100000,fused_max=2147483647,chain_max=2147483647",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
-        "os_wg_wide=32,os_items_wide=8,single_max=100000",
+        "os_wg_wide=32,os_items_wide=8,single_max=100000,prologue_max=0,fused_max=2147483647,"
+        "chain_max=2147483647,os_wg_pairs=32,seg_wg=32,seg_items=8", /* pairs: 32 x 4 */
     };
     static const char *const nvidia[] = {
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match",
-        "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot",
+        "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,fused_max=0,chain_max=0", /* fill, upfront, plan, passes */
         "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or",
         "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,single_max=100000",
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match,single_max=100000",

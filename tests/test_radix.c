@@ -299,3 +299,45 @@ void test_radix_portions(void)
     }
     clsort_context_release(ctx);
 }
+
+void test_radix_fused(void)
+{
+    /* The fused start (clsort_radix_upfront_plan) leaves its sync buffer
+     * zero for the next sort: sorts of every path in a row on one context,
+     * of growing and shrinking pass counts (u32, u64, windows), with a trim
+     * between (the buffer is allocated again, zeroed), must all sort; the
+     * passes in one launch (clsort_radix_chain) before and after the other
+     * paths. The tuned shape where it takes them (NVIDIA), and the portable
+     * GPU shape and the CPU shape with them forced. */
+    const char *specs[] = {
+        "",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "prologue_max=2000,fused_max=400000,chain_max=300000",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
+        "fused_max=2147483647,chain_max=100000",
+    };
+    for (size_t si = 0; si < 3; si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        static const size_t sizes[] = {1500, 70001, 399999, 400001, 262144, 9001};
+        for (size_t round = 0; round < 2; round++) {
+            for (size_t i = 0; i < 6; i++) {
+                sort_case c = make(i % 2 ? CLSORT_U64 : CLSORT_U32,
+                                   i == 2 ? DATA_ONE_DIGIT : DATA_UNIFORM, sizes[i],
+                                   (check_mode)(i % 3 == 0   ? CHECK_KEYS
+                                                : i % 3 == 1 ? CHECK_PAIRS
+                                                             : CHECK_ARGSORT));
+                c.opt.end_bit = i == 4 ? 20 : 0;
+                c.opt.descending = i == 5;
+                if (!sort_and_check(ctx, &c, specs[si][0] ? specs[si] : "tuned")) {
+                    clsort_context_release(ctx);
+                    return;
+                }
+            }
+            size_t freed = 0;
+            CHECK_OK(ctx, clsort_context_trim(ctx, &freed));
+        }
+        clsort_context_release(ctx);
+    }
+}

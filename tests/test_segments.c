@@ -164,13 +164,18 @@ void test_segments(void)
      * step in local memory (bt_regs=0), few (4) and many (32) elements per
      * work-item in registers; a radix work-group per segment
      * (seg_radix_min) with the tuned shape and with the portable ranking
-     * (tile 64 x 128: the fixed 8192 case fills it exactly); one radix sort
-     * of (segment, key) (seg_packed_max). */
+     * (tile 64 x 128: the fixed 8192 case fills it exactly), also as the
+     * segments' own shape; one radix sort of (segment, key)
+     * (seg_packed_max). */
     static const char *const bt_tunings[] = {
         NULL, "seg_radix_min=0", "seg_radix_min=0,bt_regs=0", "seg_radix_min=0,bt_regs=4",
         "seg_radix_min=0,bt_regs=32", "seg_radix_min=2", "seg_packed_max=100000",
         "algorithm=onesweep,os_wg=64,os_items=128,os_rank=local,hist_wg=64,plan_wg=64,"
-        "os_wg_wide=64,os_items_wide=128,seg_radix_min=2"};
+        "os_wg_wide=64,os_items_wide=128,seg_radix_min=2",
+        /* the segments' own shape for keys alone (seg_wg, seg_items: 8192
+         * u32 keys a work-group), small tiles elsewhere */
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "seg_wg=64,seg_items=128,seg_radix_min=2"};
     char tuned[1024];
     clsort_context_get_tuning(ctx, tuned, sizeof tuned);
     for (size_t v = 0; v < sizeof bt_tunings / sizeof bt_tunings[0]; v++) {

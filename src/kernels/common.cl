@@ -186,6 +186,18 @@ CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_idx, idx_t)
         if (i##_b + get_local_id(0) < (n))                                       \
             for (uint i = i##_b + get_local_id(0), i##_once = 1; i##_once; i##_once = 0)
 
+/* Orders this work-item's global writes and atomics before its later ones
+ * for every other work-group (the sign-off of clsort_radix_upfront_plan):
+ * NVIDIA's membar.gl, else OpenCL's global fence. */
+inline void clsort_global_fence(void)
+{
+#if CLSORT_NVIDIA
+    asm volatile("membar.gl;" ::: "memory");
+#else
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+#endif
+}
+
 /* In-place exclusive scan of a[0..m) in local memory by the whole
  * work-group: each work-item sums a contiguous run, the runs' sums are
  * scanned with clsort_group_scan_u32 (scratch s), and the runs are

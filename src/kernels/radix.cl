@@ -13,6 +13,9 @@
  *                         buffer: U -> A -> B -> A ... -> U (three buffers),
  *                         or U -> A plus a copy back when only one pass is
  *                         left;
+ * (or, for inputs of one portion, both in one launch: clsort_radix_prologue
+ * by one work-group for small ones, clsort_radix_upfront_plan, whose last
+ * work-group to finish plans, up to the tuning's fused_max)
  * and ends with
  *   clsort_radix_finish   the copy back (one active pass) and, for argsort
  *                         with every pass skipped, the identity permutation.
@@ -94,44 +97,39 @@ inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
  * bitwords[0..4) (low and high halves of each), from which the first plan
  * of MSD order learns which digits vary. With gated it does nothing unless
  * that plan left the decision pending (ST_PENDING). */
-kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
-void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
-                          uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
-                          global uint *counts, ulong counts_off, global uint *bitwords,
-                          ulong bits_off, uint want_bits, global const uint *state, uint gated)
+/* Counts of the digits of passes [p_lo, p_hi) over keys[lo, hi) (this
+ * work-group's chunk), added to dst[P][RADIX] with global atomics; with
+ * want_bits it ORs the keys' images, and their complements, into any and
+ * anyc. h: local, MAX_PASSES * RADIX words (unused with one work-item). */
+inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uint p_lo,
+                               uint p_hi, uint begin_bit, uint end_bit, uint descending,
+                               uint want_bits, global uint *dst, local uint *h, KEY_T *any,
+                               KEY_T *anyc)
 {
-    if (gated && !state[ST_PENDING])
-        return;
-    keys += keys_off;
-    counts += counts_off;
-    const idx_t lo = (idx_t)get_group_id(0) * chunk;
-    const idx_t hi = min(lo + chunk, n);
-    KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
 #if CLSORT_HIST_WG == 1
     /* Block by block (in L1): the bits in a loop that vectorises, then one
      * tight loop per pass. */
-    uint h[MAX_PASSES * RADIX];
+    uint ph[MAX_PASSES * RADIX];
     for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
-        h[e] = 0;
+        ph[e] = 0;
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
         if (want_bits)
             for (idx_t i = b0; i < b1; i++)
-                clsort_note_bits(keys[i], &any, &anyc);
+                clsort_note_bits(keys[i], any, anyc);
         for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
             const uint flip = descending ? mask : 0u;
-            uint *hp = h + p * RADIX;
+            uint *hp = ph + p * RADIX;
             for (idx_t i = b0; i < b1; i++)
                 hp[DIGIT_OF(keys[i], shift, mask, flip)]++;
         }
     }
     for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
-        if (h[e])
-            atomic_add(&counts[e], h[e]);
+        if (ph[e])
+            atomic_add(&dst[e], ph[e]);
 #else
-    local uint h[MAX_PASSES * RADIX];
     const uint lid = get_local_id(0);
     FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
         h[p_lo * RADIX + e] = 0;
@@ -148,7 +146,7 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
         if (want_bits)
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
                 if (base + j * CLSORT_HIST_WG + lid < hi)
-                    clsort_note_bits(k[j], &any, &anyc);
+                    clsort_note_bits(k[j], any, anyc);
         for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
@@ -162,8 +160,30 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
         if (h[p_lo * RADIX + e])
-            atomic_add(&counts[p_lo * RADIX + e], h[p_lo * RADIX + e]);
+            atomic_add(&dst[p_lo * RADIX + e], h[p_lo * RADIX + e]);
 #endif
+}
+
+/* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
+ * counts[P][RADIX]; each work-group takes a contiguous chunk. With
+ * want_bits it also ORs the keys' images, and their complements, into
+ * bitwords[0..4) (low and high halves of each), from which the first plan
+ * of MSD order learns which digits vary. With gated it does nothing unless
+ * that plan left the decision pending (ST_PENDING). */
+kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
+void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
+                          uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
+                          global uint *counts, ulong counts_off, global uint *bitwords,
+                          ulong bits_off, uint want_bits, global const uint *state, uint gated)
+{
+    local uint h[MAX_PASSES * RADIX];
+    if (gated && !state[ST_PENDING])
+        return;
+    const idx_t lo = (idx_t)get_group_id(0) * chunk;
+    const idx_t hi = min(lo + chunk, n);
+    KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
+    clsort_count_chunk(keys + keys_off, lo, hi, p_lo, p_hi, begin_bit, end_bit, descending,
+                       want_bits, counts + counts_off, h, &any, &anyc);
     if (want_bits) {
         bitwords += bits_off;
         if ((uint)any)
@@ -323,6 +343,21 @@ void clsort_radix_plan(global const uint *counts, uint portions, uint passes, id
                 phase, bitwords + bits_off, state, bases, s, constant_digit);
 }
 
+/* The plan of a one-portion sort from its counts h (local, passes * RADIX
+ * words, complete): they are written to counts, from which clsort_plan
+ * reads them. */
+inline void clsort_plan_from_local(local const uint *h, idx_t n, uint passes, uint begin_bit,
+                                   uint end_bit, uint allow_skip, uint gen_index,
+                                   global uint *counts, global uint *state, global idx_t *bases,
+                                   local idx_t *s, local uint *constant_digit)
+{
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        counts[e] = h[e];
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, counts,
+                state, bases, s, constant_digit);
+}
+
 /* The one-work-group start of a small sort (one portion): counts every
  * pass's digits of keys[0, n) in h (local, passes * RADIX words), writes
  * them to counts and makes the plan from them. One work-item counts with
@@ -362,11 +397,8 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        counts[e] = h[e];
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, counts,
-                state, bases, s, constant_digit);
+    clsort_plan_from_local(h, n, passes, begin_bit, end_bit, allow_skip, gen_index, counts, state,
+                           bases, s, constant_digit);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
@@ -388,6 +420,63 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
     /* counts sit at the start of scratch */
     clsort_count_and_plan(keys + keys_off, n, passes, begin_bit, end_bit, descending, allow_skip,
                           gen_index, scratch, state, bases, h, s, constant_digit, CLSORT_PLAN_WG);
+}
+
+/* sync words of clsort_radix_upfront_plan (a buffer of its own, all zero
+ * between sorts) */
+#define SYNC_DONE 0   /* work-groups that have signed off */
+#define SYNC_COUNTS 1 /* then passes * RADIX running counts */
+
+/* The start of a one-portion sort in LSD order above the prologue's sizes:
+ * the fill, the upfront count and the plan in one launch. Each work-group
+ * zeroes its share of scratch[zero_from, + zero_words) (tile counters and
+ * look-back words), adds the counts of its chunk to sync's with global
+ * atomics and signs off; the last to sign off takes the totals, leaving
+ * sync all zero again for the next sort (the host zeroes it once, when it
+ * is allocated), writes them to the counts at the start of scratch and
+ * makes the plan. No work-group waits for another: this needs no
+ * forward-progress guarantee. */
+kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
+void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
+                               uint passes, uint begin_bit, uint end_bit, uint descending,
+                               uint allow_skip, uint gen_index, global uint *scratch,
+                               ulong zero_from, ulong zero_words, global uint *sync,
+                               global uint *state, global idx_t *bases)
+{
+    local uint h[MAX_PASSES * RADIX];
+    local idx_t s[SCAN_LOCAL_WORDS(CLSORT_HIST_WG)];
+    local uint constant_digit[MAX_PASSES];
+    local uint last;
+    const uint lid = get_local_id(0);
+    const ulong g = get_group_id(0), groups = get_num_groups(0);
+    const ulong zc = (zero_words + groups - 1) / groups;
+    const ulong z0 = min(g * zc, zero_words), z1 = min(z0 + zc, zero_words);
+    for (ulong e0 = z0; e0 < z1; e0 += CLSORT_HIST_WG) /* uniform trip count */
+        if (e0 + lid < z1)
+            scratch[zero_from + e0 + lid] = 0;
+    const idx_t lo = (idx_t)g * chunk;
+    const idx_t hi = min(lo + chunk, n);
+    KEY_T any = 0, anyc = 0;
+    clsort_count_chunk(keys + keys_off, lo, hi, 0, passes, begin_bit, end_bit, descending, 0,
+                       sync + SYNC_COUNTS, h, &any, &anyc);
+    /* the group's atomics before it signs off: the barrier orders them
+     * before work-item 0's fence (one fence a group, as a grid barrier's) */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        clsort_global_fence();
+        last = atomic_inc(&sync[SYNC_DONE]) == groups - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!last)
+        return;
+    clsort_global_fence();
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        h[e] = atomic_xchg(&sync[SYNC_COUNTS + e], 0u);
+    if (lid == 0)
+        atomic_xchg(&sync[SYNC_DONE], 0u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clsort_plan_from_local(h, n, passes, begin_bit, end_bit, allow_skip, gen_index, scratch,
+                           state, bases, s, constant_digit);
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys

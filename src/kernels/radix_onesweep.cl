@@ -479,6 +479,60 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
                    descending ? mask : 0u, lookback + lb_off, bases);
 }
 
+/* Every LSD pass of a one-portion sort in one launch (inputs of tens to
+ * hundreds of tiles, where a launch costs about what a pass's work does):
+ * passes * tiles work-groups take numbers g from chain[0] in launch order;
+ * number g is tile g % tiles of pass g / tiles. A tile of pass p > 0 first
+ * waits until every tile of pass p - 1 has signed off in chain[p] (pass p's
+ * sign-offs go to chain[1 + p]): those tiles took smaller numbers, so they
+ * have started, which is what the look-back already assumes of a tile's
+ * predecessors - no work-group waits on one that may not have started.
+ * Inactive passes sign off at once. chain: scratch + chain_off, 1 + passes
+ * words, zero before the launch; the look-back words of pass p follow
+ * lb_off at p * tiles * RADIX. */
+kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
+void clsort_radix_chain(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
+                        global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
+                        uint n, uint tiles, uint begin_bit, uint end_bit, uint descending,
+                        global const uint *state, global const idx_t *bases,
+                        global uint *scratch, ulong lb_off, ulong chain_off)
+{
+    local os_mem m;
+    local uint pass_l;
+    global uint *chain = scratch + chain_off;
+    if (get_local_id(0) == 0) {
+        const uint g = atomic_inc(&chain[0]);
+        const uint p = g / tiles;
+        m.tile = g - p * tiles;
+        pass_l = p;
+        if (p > 0) {
+            while (LB_LOAD(&chain[p]) < tiles)
+                ;
+            clsort_global_fence(); /* the previous pass's keys, from here on */
+        }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    const uint pass = pass_l;
+    const uint4 w = *(const global uint4 *)(state + ST_PASS(pass)); /* active, src, dst, first */
+    if (w.s0 == PASS_LSD) {
+        ku += ku_off;
+        vu += vu_off;
+        const uint si = w.s1, di = w.s2;
+        const uint shift = clsort_pass_shift(begin_bit, pass);
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+        clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
+                       SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb),
+                       HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u,
+                       scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX);
+    }
+    /* sign off once every work-item's writes are done */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        clsort_global_fence();
+        atomic_inc(&chain[1 + pass]);
+    }
+}
+
 /* A whole sort of at most one tile by one work-group, in one launch (small
  * inputs, where each launch of the multi-launch sort costs more than its
  * work). It counts every pass's digits, makes the plan of the multi-launch

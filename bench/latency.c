@@ -1,0 +1,159 @@
+/* latency.c - where the device time of a small sort goes (NVIDIA's OpenCL
+ * adds several microseconds per command, which dominates sorts below a
+ * million keys).
+ *
+ * usage: clsort_latency [DEVICE [TUNING]]   (default: gpu, the tuned shape)
+ *
+ * Prints, for the device:
+ *   floors  the bench's measurement with nothing between its two copies,
+ *           and with one or two empty kernels there (what a command costs);
+ *   sorts   for u32 and u64 keys of 1K to 1M: the median device time the
+ *           way clsort bench measures it (from the end of the copy that
+ *           restores the input to the start of a 4-byte copy enqueued after
+ *           the sort), the median host time of the clsort call itself, and
+ *           the kernels of one profiled run (NVIDIA's start stamps include
+ *           queueing: their sum may exceed the device time). */
+#define _POSIX_C_SOURCE 200809L
+#include "clsort.h"
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+static int cmpd(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double ev_us(cl_event a, int ea, cl_event b, int eb) {
+    cl_ulong t0, t1;
+    clGetEventProfilingInfo(a, ea ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START, 8, &t0,
+                            NULL);
+    clGetEventProfilingInfo(b, eb ? CL_PROFILING_COMMAND_END : CL_PROFILING_COMMAND_START, 8, &t1,
+                            NULL);
+    return ((double)t1 - (double)t0) / 1e3;
+}
+#define R 200
+int main(int argc, char **argv) {
+    const char *dev = argc > 1 ? argv[1] : "gpu";
+    const char *tun = argc > 2 ? argv[2] : "";
+    clsort_context *c0;
+    if (clsort_context_create(&c0, dev)) {
+        fprintf(stderr, "clsort_latency: no device '%s': %s\n", dev,
+                clsort_context_last_error(NULL));
+        return 1;
+    }
+    cl_command_queue q0 = clsort_context_queue(c0);
+    cl_context cc = clsort_context_cl_context(c0);
+    cl_device_id d = clsort_context_device(c0);
+    cl_int e;
+    cl_command_queue q = clCreateCommandQueue(cc, d, CL_QUEUE_PROFILING_ENABLE, &e);
+    (void)q0;
+    clsort_context *ctx;
+    if (e != CL_SUCCESS || clsort_context_create_from_queue(&ctx, q, NULL)) {
+        fprintf(stderr, "clsort_latency: no profiling queue\n");
+        return 2;
+    }
+    if (tun[0] && clsort_context_set_tuning(ctx, tun)) {
+        fprintf(stderr, "clsort_latency: %s\n", clsort_context_last_error(ctx));
+        return 3;
+    }
+    const char *src =
+        "__kernel void empty(__global uint *a) { if (get_global_id(0) == 123456789) a[0] = 1; }";
+    cl_program p = clCreateProgramWithSource(cc, 1, &src, NULL, &e);
+    clBuildProgram(p, 1, &d, "", NULL, NULL);
+    cl_kernel ke = clCreateKernel(p, "empty", &e);
+    if (e != CL_SUCCESS) {
+        fprintf(stderr, "clsort_latency: the empty kernel did not build\n");
+        return 2;
+    }
+    size_t sizes[] = {1024, 4096, 8192, 12288, 16384, 32768, 65536, 262144, 1048576};
+    cl_mem pk = clCreateBuffer(cc, CL_MEM_READ_WRITE, 1048576 * 8, NULL, &e);
+    cl_mem wk = clCreateBuffer(cc, CL_MEM_READ_WRITE, 1048576 * 8, NULL, &e);
+    cl_mem tiny = clCreateBuffer(cc, CL_MEM_READ_WRITE, 64, NULL, &e);
+    unsigned *h = malloc(1048576 * 8);
+    if (!pk || !wk || !tiny || !h) {
+        fprintf(stderr, "clsort_latency: out of memory\n");
+        return 2;
+    }
+    srand(1);
+    for (int i = 0; i < 1048576 * 2; i++)
+        h[i] = (unsigned)rand() * 2654435761u;
+    clEnqueueWriteBuffer(q, pk, CL_TRUE, 0, 1048576 * 8, h, 0, NULL, NULL);
+    clSetKernelArg(ke, 0, sizeof wk, &wk);
+    /* floors: copy -> marker copy; copy -> empty kernel -> marker; copy -> 2 empty */
+    for (int mode = 0; mode < 3; mode++) {
+        double t[R];
+        for (int r = 0; r < R; r++) {
+            cl_event e0, e1;
+            clEnqueueCopyBuffer(q, pk, wk, 0, 0, 4096, 0, NULL, &e0);
+            size_t g = 256;
+            for (int m = 0; m < mode; m++)
+                clEnqueueNDRangeKernel(q, ke, 1, NULL, &g, &g, 0, NULL, NULL);
+            clEnqueueCopyBuffer(q, wk, tiny, 0, 0, 4, 0, NULL, &e1);
+            clWaitForEvents(1, &e1);
+            t[r] = ev_us(e0, 1, e1, 0);
+            clReleaseEvent(e0);
+            clReleaseEvent(e1);
+        }
+        qsort(t, R, sizeof t[0], cmpd);
+        printf("floor: %d empty kernels: median %.1f us (min %.1f)\n", mode, t[R / 2], t[0]);
+    }
+    clsort_type types[] = {CLSORT_U32, CLSORT_U64};
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = sizes[si], kb = clsort_type_size(types[ti]);
+            double t[R], hst[R];
+            for (int r = 0; r < R + 5; r++) {
+                cl_event e0, e1;
+                clEnqueueCopyBuffer(q, pk, wk, 0, 0, n * kb, 0, NULL, &e0);
+                double w0 = now_us();
+                clsort_status s =
+                    clsort_sort_keys_buffer(ctx, types[ti], wk, 0, n, NULL, 0, NULL, NULL);
+                double w1 = now_us();
+                if (s) {
+                    fprintf(stderr, "clsort_latency: %s\n", clsort_context_last_error(ctx));
+                    return 4;
+                }
+                clEnqueueCopyBuffer(q, wk, tiny, 0, 0, 4, 0, NULL, &e1);
+                clWaitForEvents(1, &e1);
+                if (r >= 5) {
+                    t[r - 5] = ev_us(e0, 1, e1, 0);
+                    hst[r - 5] = w1 - w0;
+                }
+                clReleaseEvent(e0);
+                clReleaseEvent(e1);
+            }
+            qsort(t, R, sizeof t[0], cmpd);
+            qsort(hst, R, sizeof t[0], cmpd);
+            /* one profiled run: per-kernel */
+            char prof[4096];
+            clsort_context_set_profiling(ctx, 1);
+            cl_event e0, e1;
+            clEnqueueCopyBuffer(q, pk, wk, 0, 0, n * kb, 0, NULL, &e0);
+            clsort_sort_keys_buffer(ctx, types[ti], wk, 0, n, NULL, 0, NULL, NULL);
+            clEnqueueCopyBuffer(q, wk, tiny, 0, 0, 4, 0, NULL, &e1);
+            clWaitForEvents(1, &e1);
+            double tot = ev_us(e0, 1, e1, 0);
+            clsort_context_profile(ctx, prof, sizeof prof);
+            clsort_context_set_profiling(ctx, 0);
+            printf("%s n=%zu: device median %.1f us (min %.1f), host call median %.1f us; profiled "
+                   "run %.1f us:\n%s",
+                   clsort_type_name(types[ti]), n, t[R / 2], t[0], hst[R / 2], tot, prof);
+        }
+    free(h);
+    clReleaseMemObject(pk);
+    clReleaseMemObject(wk);
+    clReleaseMemObject(tiny);
+    clReleaseKernel(ke);
+    clReleaseProgram(p);
+    clsort_context_release(ctx);
+    clReleaseCommandQueue(q);
+    clsort_context_release(c0);
+    return 0;
+}
