@@ -73,6 +73,8 @@ typedef struct clsort_tuning {
     unsigned msd;       /* serial onesweep: top digit first, then each bucket in cache (0: LSD) */
     unsigned large_bits, large_min; /* digit width from n = large_min on (0: radix_bits) */
     unsigned portion_max; /* onesweep: most keys per portion (0: the look-back limit) */
+    unsigned lb_batch;    /* onesweep: look-back words read per round trip (0: 1) */
+    unsigned lb_batch_pairs; /* the same for sorts that carry values (0: lb_batch) */
 } clsort_tuning;
 
 /* The digit width the tuning gives a radix sort of n keys over `bits` bits

@@ -30,7 +30,7 @@ typedef struct radix_shape {
     unsigned key_bytes, val_bytes, idx_bytes;
     bool index64;
     /* onesweep */
-    unsigned os_wg, os_items;
+    unsigned os_wg, os_items, lb_batch;
     size_t tile, portion, portions, tiles_pp;
     /* classic */
     unsigned cl_wg, cl_items;
@@ -153,6 +153,9 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
                            s->r);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         s->rank = s->val_bytes && t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
+        s->lb_batch = s->val_bytes && t->lb_batch_pairs ? t->lb_batch_pairs : t->lb_batch;
+        if (!s->lb_batch)
+            s->lb_batch = 1;
         s->os_wg = s->val_bytes && t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         if (s->key_bytes == 8) { /* the shape for 8-byte keys, where the tuning has one */
@@ -272,8 +275,9 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                        s->r, s->hist_wg, ctx->tuning.hist_items, s->plan_wg);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         len += snprintf(opts + len, sizeof opts - (size_t)len,
-                        " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u", s->os_wg,
-                        s->os_items, s->rank);
+                        " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"
+                        " -DCLSORT_LB_BATCH=%u",
+                        s->os_wg, s->os_items, s->rank, s->lb_batch);
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
                      ctx->tuning.nv_maxreg);

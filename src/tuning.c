@@ -35,7 +35,9 @@
  *   hist_groups  upfront histogram work-groups per compute unit
  *   plan_wg      work-group size of the single-group plan and scan kernels
  *   skip_min     pass skipping is tried from this n on
- *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none)
+ *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none); NVIDIA
+ *                driver 580 builds with it but ignores it (ptxas reports the
+ *                same registers, measured 2026-11-25)
  *   msd          the CPU shape (os_rank=serial) only: sort by the top active
  *                digit first, then each of its buckets by the lower digits in
  *                one work-item, whose passes stay in cache (0: every pass
@@ -47,6 +49,10 @@
  *                takes them)
  *   portion_max  onesweep: the most keys per portion (0: the look-back
  *                limit of 2^30 - 1; smaller values test the portions)
+ *   lb_batch     onesweep: how many predecessors' look-back words a tile
+ *                reads in one round trip (0: 1)
+ *   lb_batch_pairs  lb_batch for sorts that carry values (0: lb_batch; a
+ *                spec that sets lb_batch without it sets it to 0)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
@@ -101,7 +107,7 @@ static const tuning_row table[] = {
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 24,
       .os_rank = CLSORT_RANK_ATOMIC_OR, .os_wg_pairs = 512, .os_items_pairs = 16,
       .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
-      .os_wg_wide = 256, .os_items_wide = 24,
+      .os_wg_wide = 256, .os_items_wide = 24, .lb_batch = 2, .lb_batch_pairs = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 262144, .chain_max = 262144,
@@ -212,12 +218,14 @@ static const field fields[] = {
     F(hist_groups, 1, 64, "upfront histogram work-groups per compute unit"),
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
-    F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none)"),
+    F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none; driver 580 ignores it)"),
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
     F(large_bits, 0, 12,
       "digit width from n = large_min on, where it saves passes (above 8: CPU shapes; at most 32 bits sorted)"),
     F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),
     F(portion_max, 0, 0x7fffffffu, "onesweep: most keys per portion (0: 2^30 - 1, the look-back limit)"),
+    F(lb_batch, 0, 32, "onesweep: look-back words a tile reads per round trip (0: 1)"),
+    F(lb_batch_pairs, 0, 32, "lb_batch when values are carried (0: lb_batch; a spec that sets lb_batch alone sets this to 0)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(fused_max, 0, 0x7fffffffu,
@@ -255,10 +263,10 @@ static const char *const rank_names[CLSORT_RANK_COUNT] = {"serial", "local", "ma
 
 const char *clsort_tuning_keys(void)
 {
-    static char text[4096];
+    static char text[8192]; /* the list takes about 3.6 KiB */
     if (!text[0]) {
         size_t len = 0;
-        for (size_t i = 0; i < NFIELDS; i++)
+        for (size_t i = 0; i < NFIELDS && len < sizeof text; i++)
             len += (size_t)snprintf(text + len, sizeof text - len, "%-14s %s\n", fields[i].key,
                                     fields[i].help);
     }
@@ -355,6 +363,7 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
         {offsetof(clsort_tuning, os_wg), offsetof(clsort_tuning, seg_wg)},
         {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, seg_items)},
         {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, os_items_wide)},
+        {offsetof(clsort_tuning, lb_batch), offsetof(clsort_tuning, lb_batch_pairs)},
     };
     for (size_t f = 0; f < sizeof follows / sizeof follows[0]; f++) {
         bool main_named = false, follower_named = false;
@@ -372,8 +381,8 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
 size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)
 {
     size_t len = 0;
-    char tmp[1024];
-    for (size_t i = 0; i < NFIELDS; i++) {
+    char tmp[2048]; /* all fields take about 900 characters */
+    for (size_t i = 0; i < NFIELDS && len < sizeof tmp; i++) {
         unsigned v = *(const unsigned *)((const char *)t + fields[i].offset);
         int w;
         if (!strcmp(fields[i].key, "algorithm") && v >= 1 && v <= 2)

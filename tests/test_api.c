@@ -336,6 +336,16 @@ void test_tuning_spec(void)
           clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
     CHECK(strstr(after, "os_items_wide=0"), "os_items resets: %s", after);
+    /* lb_batch alone resets lb_batch_pairs; the list ends with every key */
+    CHECK(clsort_context_set_tuning(ctx, "lb_batch_pairs=3") == CLSORT_SUCCESS, "lb pairs: %s",
+          clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "lb_batch=4") == CLSORT_SUCCESS, "lb: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, ",lb_batch=4,lb_batch_pairs=0"), "lb_batch resets: %s", after);
+    CHECK(clsort_context_set_tuning(ctx, "lb_batch=33") == CLSORT_ERROR_INVALID_TUNING,
+          "lb_batch above 32");
+    CHECK(strstr(clsort_tuning_keys(), "\nlb_batch_pairs "), "last keys listed");
     /* a fault of the main shape is reported as such, not as the wide one's */
     CHECK(clsort_context_set_tuning(ctx, "os_items_wide=8") == CLSORT_SUCCESS, "wide items: %s",
           clsort_context_last_error(ctx));

@@ -57,21 +57,38 @@
 
 /* Decoupled look-back for digit d of this tile: adds the counts of the tiles
  * before it until one that carries its inclusive prefix, then publishes this
- * tile's inclusive prefix. The tile's own aggregate was published before. */
+ * tile's inclusive prefix. The tile's own aggregate was published before.
+ * CLSORT_LB_BATCH predecessors' words are read at once, so that a walk back
+ * over many tiles that carry only their aggregates costs one round trip per
+ * batch instead of one per tile; the words are then taken in order, and a
+ * walk that meets a word not yet published reads again from there. */
+#ifndef CLSORT_LB_BATCH
+#define CLSORT_LB_BATCH 1
+#endif
 inline uint clsort_lookback(global uint *lb, uint tile, uint d, uint agg)
 {
     uint excl = 0;
     if (tile > 0) {
-        uint j = tile - 1;
+        uint j = tile - 1; /* the next predecessor to add */
         for (;;) {
-            uint w = LB_LOAD(&lb[j * RADIX + d]);
-            uint f = w & LB_FLAGS;
-            if (f == LB_EMPTY)
-                continue;
-            excl += w & LB_VALUE;
-            if (f == LB_PREFIX)
+            uint w[CLSORT_LB_BATCH];
+#pragma unroll
+            for (uint i = 0; i < CLSORT_LB_BATCH; i++) /* tile 0 carries a prefix: */
+                w[i] = LB_LOAD(&lb[(j >= i ? j - i : 0u) * RADIX + d]); /* never past it */
+            uint taken = 0, found = 0, stop = 0;
+#pragma unroll
+            for (uint i = 0; i < CLSORT_LB_BATCH; i++) {
+                const uint f = w[i] & LB_FLAGS;
+                if (!stop && f != LB_EMPTY) {
+                    excl += w[i] & LB_VALUE;
+                    taken++;
+                    found = f == LB_PREFIX;
+                }
+                stop |= f == LB_EMPTY || f == LB_PREFIX;
+            }
+            if (found)
                 break;
-            j--;
+            j -= taken;
         }
         LB_STORE(&lb[tile * RADIX + d], (excl + agg) | LB_PREFIX);
     }
