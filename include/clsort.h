@@ -325,7 +325,9 @@ typedef struct clsort_segments {
     cl_mem offsets_buffer;
     size_t offsets_offset;
     /* with offsets_buffer: the longest segment if the caller knows it; 0
-     * makes the library read the offsets back (that call then blocks) */
+     * makes the library read the offsets back (that call then blocks). A
+     * segment longer than this may be left partly unsorted (never written
+     * outside itself) */
     size_t max_length;
     uint32_t reserved[4]; /* must be zero */
 } clsort_segments;

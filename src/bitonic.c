@@ -115,20 +115,34 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     cl_mem offs = seg->offsets;
     cl_mem vals = job->vals;
 
-    /* Every segment fits a work-group: one launch, one group per segment. */
+    /* Every segment fits a work-group: one launch. Short segments share a
+     * work-group, each in a block of the longest one's power of two, as
+     * many as fill the group's local memory, fewer where that would leave
+     * under 4 groups per compute unit and the blocks still give every
+     * work-item a pair to compare. */
     if (!plain) {
         CLSORT_TRY(get_bt_program(ctx, job, stable, &v, &prog));
         if (seg->maxlen <= v.cap) {
             cl_kernel k;
             CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_segments", &k));
-            cl_ulong n_all = job->n;
+            const size_t block = pow2_ceil(seg->maxlen);
+            size_t per = v.cap / block;
+            if (per > (v.wg & (0u - v.wg))) /* a team of work-items each */
+                per = v.wg & (0u - v.wg);
+            while (per > 1 && per * block > 2 * (size_t)v.wg &&
+                   div_up(seg->count, per) < 4 * (size_t)ctx->facts.compute_units)
+                per /= 2;
+            cl_ulong n_all = job->n, count = seg->count;
+            cl_uint per_group = (cl_uint)per, block_arg = (cl_uint)block;
             clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(vals),
                                  CLSORT_ARG(voff), CLSORT_ARG(offs), CLSORT_ARG(ooff),
                                  CLSORT_ARG(use_off), CLSORT_ARG(first), CLSORT_ARG(seg_len),
                                  CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
-                                 CLSORT_ARG(gen), CLSORT_ARG(n_all)};
-            CLSORT_TRY(clsort_set_args(ctx, k, "clsort_bitonic_segments", args, 14));
-            return clsort_launch(ctx, k, "clsort_bitonic_segments", seg->count * v.wg, v.wg, seq);
+                                 CLSORT_ARG(gen), CLSORT_ARG(n_all), CLSORT_ARG(count),
+                                 CLSORT_ARG(per_group), CLSORT_ARG(block_arg)};
+            CLSORT_TRY(clsort_set_args(ctx, k, "clsort_bitonic_segments", args, 17));
+            return clsort_launch(ctx, k, "clsort_bitonic_segments",
+                                 div_up(seg->count, per) * v.wg, v.wg, seq);
         }
     }
 

@@ -200,6 +200,25 @@ void test_segments(void)
         o.descending = 1;
         seg_case(bctx, CLSORT_U32, NULL, 40, 1000, 40000, 4, &o, false, false, "fixed, bit window");
         memset(&o, 0, sizeof o);
+        /* many short segments, several to a work-group (blocks of 16 and
+         * 64, read back from both ends): pairs, keys alone over all bits,
+         * and mixed lengths 0 to 40, descending (keys through a buffer),
+         * with the key and value types above (no further kernel builds) */
+        seg_case(bctx, CLSORT_U32, NULL, 1000, 13, 1000 * 13 + 3, 4, &o, false, false,
+                 "fixed 13, pairs");
+        seg_case(bctx, CLSORT_I32, NULL, 517, 64, 517 * 64, 0, &o, false, false, "fixed 64 keys");
+        {
+            size_t many[300];
+            uint64_t moffs[301];
+            for (size_t s = 0; s < 300; s++)
+                many[s] = (s * 7) % 41;
+            size_t mn = make_offsets(moffs, many, 300, 2) + 1;
+            o.descending = 1;
+            seg_case(bctx, CLSORT_U64, moffs, 300, 0, mn, 0, &o, true, false, "300 short, desc");
+            seg_case(bctx, CLSORT_F32, moffs, 300, 0, mn, 12, &o, false, false,
+                     "300 short pairs, desc");
+            o.descending = 0;
+        }
         if (test_failures != before)
             test_fail(__FILE__, __LINE__, "(with tuning '%s')", bt_tunings[v] ? bt_tunings[v] : "");
         if (v)

@@ -366,15 +366,24 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
 
 /* ------------------------------------------------------------ segments */
 
-/* One work-group per segment; segments of at most CAP elements. offsets
- * (count + 1 entries, element positions relative to keys_off) or, when
- * use_offsets is 0, fixed-length segments starting at first. Elements are
- * written back in place. */
+/* per_group segments per work-group (of count in all; per_group a power of
+ * two dividing the work-group size), each at most CAP / per_group
+ * elements; elements are written back in place. A team of CLSORT_BT_WG /
+ * per_group work-items loads and writes one segment. One segment
+ * (per_group 1) takes a block of local memory of its own length rounded up
+ * to a power of two; several take blocks of `block` elements each (a power
+ * of two, the longest segment rounded up), sorted together by one network
+ * whose sequences stop at the block's size. That network leaves the blocks
+ * of odd number in descending order (its directions alternate with the
+ * position), and those are read back from their end. Many short segments
+ * thus keep every work-item busy, where a group per segment would leave
+ * most of it idle. */
 kernel __attribute__((reqd_work_group_size(CLSORT_BT_WG, 1, 1)))
 void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *vals,
                              ulong vals_off, global const ulong *offsets, ulong offsets_off,
                              uint use_offsets, ulong first, ulong seg_len, uint begin_bit,
-                             KEY_T wmask, uint desc, uint gen_index, ulong n)
+                             KEY_T wmask, uint desc, uint gen_index, ulong n, ulong count,
+                             uint per_group, uint block)
 {
     local KEY_T lk[CLSORT_BT_CAP];
 #if CLSORT_BT_STABLE
@@ -383,36 +392,54 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
     local uint *li = 0;
 #endif
     const uint lid = get_local_id(0);
-    const ulong seg = get_group_id(0);
-    ulong start, len;
-    if (use_offsets) {
-        /* Offsets the host did not check are clamped to the array and the
-         * capacity: bad offsets give a wrong order, never a stray write. */
-        offsets += offsets_off;
-        start = min(offsets[seg], n);
-        ulong end = min(max(offsets[seg + 1], start), n);
-        len = min(end - start, (ulong)CLSORT_BT_CAP);
-    } else {
-        start = first + seg * seg_len;
-        len = seg_len;
+    const uint team = CLSORT_BT_WG / per_group, g = lid / team, tl = lid - g * team;
+    const ulong seg = get_group_id(0) * (ulong)per_group + g;
+    ulong start = 0, len = 0; /* a block past the last segment: padding only */
+    if (seg < count) {
+        if (use_offsets) {
+            /* Offsets the host did not check are clamped to the array and
+             * the capacity: bad offsets give a wrong order, never a stray
+             * write. */
+            offsets += offsets_off;
+            start = min(offsets[seg], n);
+            len = min(min(max(offsets[seg + 1], start), n) - start, (ulong)CLSORT_BT_CAP);
+        } else {
+            start = first + seg * seg_len;
+            len = seg_len;
+        }
     }
     keys += keys_off + start;
     vals += vals_off + start;
+    uint size = block;
+    if (per_group == 1) {
 #if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
-    if (gen_index && len == 1 && lid == 0)
-        vals[0] = (VAL_T)start;
+        if (gen_index && len == 1 && lid == 0)
+            vals[0] = (VAL_T)start;
 #endif
-    if (len < 2)
-        return; /* uniform across the work-group */
-    const uint size = clsort_pow2_ceil((uint)len);
-    for (uint i = lid; i < size; i += CLSORT_BT_WG) {
-        lk[SWK(i)] = i < len ? clsort_order_key(keys[i], begin_bit, wmask, desc) : BT_MAXKEY;
+        if (len < 2)
+            return; /* uniform across the work-group */
+        size = clsort_pow2_ceil((uint)len);
+    } else if (len > size) {
+        len = size; /* a segment longer than the caller said: its first block */
+    }
+    /* (a loop of the same trip count on every work-item, the bound inside:
+     * PoCL 3.1 ran the body of `for (e = tl; e < size; e += team)` for
+     * work-items past the bound here) */
+    for (uint q = 0; q * team < size; q++) {
+        const uint e = q * team + tl;
+        if (e < size) {
+            lk[SWK(g * size + e)] =
+                e < len ? clsort_order_key(keys[e], begin_bit, wmask, desc) : BT_MAXKEY;
 #if CLSORT_BT_STABLE
-        li[SWI(i)] = i < len ? i : BT_MAXIDX;
+            li[SWI(g * size + e)] = e < len ? e : BT_MAXIDX;
 #endif
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    clsort_bt_network(lk, li, size, 0, 2, size, size);
+    clsort_bt_network(lk, li, per_group * size, 0, 2, size, size);
+    /* element e of the segment's sorted order: at e in its block, or from
+     * the block's end when the block is descending (g odd) */
+#define BT_SORTED_POS(e) (g * size + ((g & 1u) ? size - 1 - (e) : (e)))
 #if CLSORT_BT_STABLE
     /* Gather the original keys (and values) by index, all reads before any
      * write: the segment is rewritten in place. */
@@ -421,9 +448,9 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
     VAL_T tv[BT_ITEMS];
 #endif
     for (uint q = 0; q < BT_ITEMS; q++) {
-        uint i = q * CLSORT_BT_WG + lid;
-        if (i < len) {
-            const uint src = li[SWI(i)];
+        const uint e = q * team + tl;
+        if (e < len) {
+            const uint src = li[SWI(BT_SORTED_POS(e))];
             tk[q] = keys[src];
 #if HAVE_VALUES
             tv[q] = GEN_INDEX_OR(gen_index, start + src, vals[src]);
@@ -432,18 +459,22 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
     }
     barrier(CLK_GLOBAL_MEM_FENCE);
     for (uint q = 0; q < BT_ITEMS; q++) {
-        uint i = q * CLSORT_BT_WG + lid;
-        if (i < len) {
-            keys[i] = tk[q];
+        const uint e = q * team + tl;
+        if (e < len) {
+            keys[e] = tk[q];
 #if HAVE_VALUES
-            vals[i] = tv[q];
+            vals[e] = tv[q];
 #endif
         }
     }
 #else
-    for (uint i = lid; i < len; i += CLSORT_BT_WG)
-        keys[i] = clsort_order_key_inverse(lk[SWK(i)], desc);
+    for (uint q = 0; q * team < size; q++) {
+        const uint e = q * team + tl;
+        if (e < len)
+            keys[e] = clsort_order_key_inverse(lk[SWK(BT_SORTED_POS(e))], desc);
+    }
 #endif
+#undef BT_SORTED_POS
 }
 
 /* --------------------------------------------- whole arrays, any length */
