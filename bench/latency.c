@@ -7,6 +7,8 @@
  * Prints, for the device:
  *   floors  the bench's measurement with nothing between its two copies,
  *           and with one or two empty kernels there (what a command costs);
+ *   ends    the same region with copies, markers or empty kernels as its
+ *           ends, empty and around u32 sorts of 1K, 4K and 64K keys;
  *   sorts   for u32 and u64 keys of 1K to 1M: the median device time the
  *           way clsort bench measures it (from the end of the copy that
  *           restores the input to the start of a 4-byte copy enqueued after
@@ -39,6 +41,29 @@ static double ev_us(cl_event a, int ea, cl_event b, int eb) {
     return ((double)t1 - (double)t0) / 1e3;
 }
 #define R 200
+
+/* The ends of a timed region: how = 0, copies of 4 bytes (clsort bench's
+ * way); 1, markers; 2, empty kernels. *ev gets the command's event. */
+static void bracket(cl_command_queue q, int how, cl_kernel ke, cl_mem a, cl_mem b, cl_event *ev) {
+    size_t g = 32;
+    if (how == 0)
+        clEnqueueCopyBuffer(q, a, b, 0, 0, 4, 0, NULL, ev);
+    else if (how == 1)
+        clEnqueueMarkerWithWaitList(q, 0, NULL, ev);
+    else
+        clEnqueueNDRangeKernel(q, ke, 1, NULL, &g, &g, 0, NULL, ev);
+}
+
+/* Microseconds from the end of a to the start of b; -1 when the device
+ * gives no such stamps (markers, on some drivers). */
+static double gap_us(cl_event a, cl_event b) {
+    cl_ulong t0 = 0, t1 = 0;
+    if (clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, 8, &t0, NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_START, 8, &t1, NULL) != CL_SUCCESS ||
+        t0 == 0 || t1 == 0)
+        return -1;
+    return ((double)t1 - (double)t0) / 1e3;
+}
 int main(int argc, char **argv) {
     const char *dev = argc > 1 ? argv[1] : "gpu";
     const char *tun = argc > 2 ? argv[2] : "";
@@ -103,6 +128,45 @@ int main(int argc, char **argv) {
         }
         qsort(t, R, sizeof t[0], cmpd);
         printf("floor: %d empty kernels: median %.1f us (min %.1f)\n", mode, t[R / 2], t[0]);
+    }
+    /* The region's ends as copies, markers or empty kernels: nothing
+     * between them, then a u32 sort of 1K, 4K and 64K keys (after the copy
+     * that restores the input). */
+    static const char *const hows[] = {"copies", "markers", "empty kernels"};
+    for (int how = 0; how < 3; how++) {
+        const size_t bn[] = {0, 1024, 4096, 65536};
+        printf("ends as %s:", hows[how]);
+        for (int bi = 0; bi < 4; bi++) {
+            double t[R];
+            int ok = 1;
+            for (int r = 0; r < R; r++) {
+                cl_event e0, e1;
+                clEnqueueCopyBuffer(q, pk, wk, 0, 0, bn[bi] ? bn[bi] * 4 : 4, 0, NULL, NULL);
+                bracket(q, how, ke, pk, tiny, &e0);
+                if (bn[bi] &&
+                    clsort_sort_keys_buffer(ctx, CLSORT_U32, wk, 0, bn[bi], NULL, 0, NULL, NULL)) {
+                    fprintf(stderr, "clsort_latency: %s\n", clsort_context_last_error(ctx));
+                    return 4;
+                }
+                bracket(q, how, ke, wk, tiny, &e1);
+                clWaitForEvents(1, &e1);
+                t[r] = gap_us(e0, e1);
+                ok &= t[r] >= 0;
+                clReleaseEvent(e0);
+                clReleaseEvent(e1);
+            }
+            qsort(t, R, sizeof t[0], cmpd);
+            if (ok)
+                printf("  %s %.1f us",
+                       bn[bi] ? (bn[bi] == 1024   ? "u32 1K"
+                                 : bn[bi] == 4096 ? "4K"
+                                                  : "64K")
+                              : "nothing",
+                       t[R / 2]);
+            else
+                printf("  (no profiling stamps)");
+        }
+        printf("\n");
     }
     clsort_type types[] = {CLSORT_U32, CLSORT_U64};
     for (int ti = 0; ti < 2; ti++)
