@@ -175,7 +175,11 @@ void test_segments(void)
         /* the segments' own shape for keys alone (seg_wg, seg_items: 8192
          * u32 keys a work-group), small tiles elsewhere */
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
-        "seg_wg=64,seg_items=128,seg_radix_min=2"};
+        "seg_wg=64,seg_items=128,seg_radix_min=2",
+        /* 256-item work-groups whose tile shrinks to 128 work-items for
+         * short segments (the short cases below) */
+        "algorithm=onesweep,os_wg=256,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "seg_radix_min=2"};
     char tuned[1024];
     clsort_context_get_tuning(ctx, tuned, sizeof tuned);
     for (size_t v = 0; v < sizeof bt_tunings / sizeof bt_tunings[0]; v++) {
