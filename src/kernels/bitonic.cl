@@ -395,19 +395,9 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
     const uint team = CLSORT_BT_WG / per_group, g = lid / team, tl = lid - g * team;
     const ulong seg = get_group_id(0) * (ulong)per_group + g;
     ulong start = 0, len = 0; /* a block past the last segment: padding only */
-    if (seg < count) {
-        if (use_offsets) {
-            /* Offsets the host did not check are clamped to the array and
-             * the capacity: bad offsets give a wrong order, never a stray
-             * write. */
-            offsets += offsets_off;
-            start = min(offsets[seg], n);
-            len = min(min(max(offsets[seg + 1], start), n) - start, (ulong)CLSORT_BT_CAP);
-        } else {
-            start = first + seg * seg_len;
-            len = seg_len;
-        }
-    }
+    if (seg < count)
+        clsort_segment_extent(offsets + offsets_off, use_offsets, first, seg_len, n, seg,
+                              CLSORT_BT_CAP, &start, &len);
     keys += keys_off + start;
     vals += vals_off + start;
     uint size = block;

@@ -186,6 +186,24 @@ CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_idx, idx_t)
         if (i##_b + get_local_id(0) < (n))                                       \
             for (uint i = i##_b + get_local_id(0), i##_once = 1; i##_once; i##_once = 0)
 
+/* Where segment seg of a batch starts and how long it is, at most cap:
+ * offsets (count + 1 entries, element positions; the caller has added its
+ * offset) or fixed-length segments starting at first. Offsets the host did
+ * not check are clamped to the array and to cap: bad offsets give a wrong
+ * order, never a stray write. */
+inline void clsort_segment_extent(global const ulong *offsets, uint use_offsets, ulong first,
+                                  ulong seg_len, ulong n, ulong seg, ulong cap, ulong *start,
+                                  ulong *len)
+{
+    if (use_offsets) {
+        *start = min(offsets[seg], n);
+        *len = min(min(max(offsets[seg + 1], *start), n) - *start, cap);
+    } else {
+        *start = first + seg * seg_len;
+        *len = seg_len;
+    }
+}
+
 /* Orders this work-item's global writes and atomics before its later ones
  * for every other work-group (the sign-off of clsort_radix_upfront_plan):
  * NVIDIA's membar.gl, else OpenCL's global fence. */

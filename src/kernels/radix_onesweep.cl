@@ -619,14 +619,8 @@ void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     local os_mem m;
     const ulong seg = get_group_id(0);
     ulong start, len;
-    if (use_offsets) {
-        offsets += offsets_off;
-        start = min(offsets[seg], n);
-        len = min(min(max(offsets[seg + 1], start), n) - start, (ulong)OS_TILE);
-    } else {
-        start = first + seg * seg_len;
-        len = seg_len;
-    }
+    clsort_segment_extent(offsets + offsets_off, use_offsets, first, seg_len, n, seg, OS_TILE,
+                          &start, &len);
     global KEY_T *k0 = ku + ku_off + start, *k1 = ka + start;
     global VAL_T *v0 = vu + vu_off + start, *v1 = va + start;
 #if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
