@@ -126,9 +126,8 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
             cl_kernel k;
             CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_segments", &k));
             const size_t block = pow2_ceil(seg->maxlen);
-            size_t per = v.cap / block;
-            if (per > (v.wg & (0u - v.wg))) /* a team of work-items each */
-                per = v.wg & (0u - v.wg);
+            const size_t teams = v.wg & (0u - v.wg); /* the largest power of two dividing wg */
+            size_t per = v.cap / block < teams ? v.cap / block : teams;
             while (per > 1 && per * block > 2 * (size_t)v.wg &&
                    div_up(seg->count, per) < 4 * (size_t)ctx->facts.compute_units)
                 per /= 2;
