@@ -7,12 +7,13 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab pack
+#        bitonic cpushapes cpuprofile ab trace pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
-#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT
+#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT; for trace:
+#        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...)
 # The device tool brings back at most 8 files: end with the pack stage,
 # which leaves results.tar.gz (everything) and the few files most read.
 set -u
@@ -241,7 +242,7 @@ stage_pack() {
     local tmp
     tmp=$(mktemp -d)
     tar -czf "$tmp/results.tar.gz" -C "$OUT" .
-    for f in compare.md clsort_gpu.json cub.jsonl gpu.png ab.txt ctest-gpu.log compare_cpu.md; do
+    for f in compare.md clsort_gpu.json cub.jsonl gpu.png ab.txt ctest-gpu.log compare_cpu.md trace.txt; do
         [ -e "$OUT/$f" ] && cp "$OUT/$f" "$tmp/"
     done
     find "$OUT" -mindepth 1 -delete
@@ -303,6 +304,20 @@ stage_bitonic() {
         ./$BUILD/cub_sort --cases u32,u32+4,u64 --sizes 1K,2K,4K --reps 50 | tee "$OUT/cub_bitonic_small.jsonl" |
             sed 's/.*"case": "\([^"]*\)".*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 \3 ms/'
     fi
+}
+
+stage_trace() {
+    log "onesweep tile trace (TRACE_SHAPES: n,wg,items,rank,lb_batch,key_bytes,val_bytes)"
+    for sh in ${TRACE_SHAPES:-268435456,256,24,4,2,4,0}; do
+        echo "--- shape $sh"
+        ./$BUILD/clsort_trace src/kernels ${sh//,/ } 2>&1
+    done | tee -a "$OUT/trace.txt"
+    wait_builds
+    if [ -x $BUILD/cub_sort ] && command -v cuobjdump > /dev/null; then
+        echo "--- CUB's kernels (cuobjdump -res-usage)"
+        cuobjdump -res-usage $BUILD/cub_sort 2>&1 | grep -A1 -i "onesweep\|histogram" |
+            sed 's/^\(.\{160\}\).*/\1/' | head -40
+    fi 2>&1 | tee -a "$OUT/trace.txt"
 }
 
 for st in $stages; do

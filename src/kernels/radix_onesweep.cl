@@ -55,6 +55,25 @@
 #define LB_STORE(p, v) atomic_xchg((volatile global uint *)(p), (v))
 #endif
 
+/* Diagnostics (bench/trace.c, never built by the library): with
+ * CLSORT_OS_TRACE the NVIDIA tile notes the SM's cycle counter at the end of
+ * each phase in local memory (work-item 0: no registers held across the
+ * tile), and the onesweep kernel writes them, with the SM and the global
+ * timer at the tile's start and end, to os_trace[tile * OS_TRACE_WORDS]. */
+#ifdef CLSORT_OS_TRACE
+#define OS_TRACE_WORDS 12
+#define OS_MARK(m, i)                                                            \
+    do {                                                                         \
+        if (get_local_id(0) == 0) {                                              \
+            ulong c_;                                                            \
+            asm volatile("mov.u64 %0, %%clock64;" : "=l"(c_));                   \
+            (m)->tmark[(i)] = c_;                                                \
+        }                                                                        \
+    } while (0)
+#else
+#define OS_MARK(m, i)
+#endif
+
 /* Decoupled look-back for digit d of this tile: adds the counts of the tiles
  * before it until one that carries its inclusive prefix, then publishes this
  * tile's inclusive prefix. The tile's own aggregate was published before.
@@ -158,6 +177,9 @@ typedef struct os_mem {
     uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
 #endif
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
+#ifdef CLSORT_OS_TRACE
+    ulong tmark[OS_TRACE_WORDS];
+#endif
 } os_mem;
 
 /* Where this tile's keys of digit d (count of them; start: where they start
@@ -265,9 +287,11 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint lid = get_local_id(0);
     const uint lane = lid & 31u, warp = lid >> 5;
     local uint *wh = lwh + warp * RADIX;
+    OS_MARK(m, 2);
     FOR_EACH_LOCAL(e, WH_WORDS)
         lwh[e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+    OS_MARK(m, 3);
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
@@ -287,6 +311,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (ITEM_OK(j))
             atomic_inc(&wh[DIG(keys[j])]);
     barrier(CLK_LOCAL_MEM_FENCE);
+    OS_MARK(m, 4);
 #if WARP_DIGIT_SCAN
     /* One work-item per digit: its count per warp becomes an exclusive
      * prefix over the warps (up-sweep), the tile's count is published, and
@@ -316,6 +341,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             lwh[w * RADIX + lid] += excl;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    OS_MARK(m, 5);
 #else
     FOR_EACH_LOCAL(d, RADIX) {
         uint tot = 0;
@@ -386,6 +412,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     /* Stage the tile in digit order, then look back (its latency overlaps
      * the other work-groups' progress), then write it out. */
     barrier(CLK_LOCAL_MEM_FENCE); /* every warp is done with its counters */
+    OS_MARK(m, 6);
     local KEY_T *skeys = (local KEY_T *)m->stage;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
@@ -395,6 +422,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         m->ltg[d] =
             clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
+    OS_MARK(m, 7);
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
 #endif
@@ -413,6 +441,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #endif
         }
     }
+    OS_MARK(m, 8);
 #if HAVE_VALUES
     VAL_T vals[CLSORT_OS_ITEMS];
 #pragma unroll
@@ -434,6 +463,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (full || i < cnt)
             vdst[m->ltg[(dpack[q / 4] >> (8 * (q % 4))) & 0xffu] + i] = svals[i];
     }
+    OS_MARK(m, 9);
 #endif
 #undef ITEM_OK
 #undef DIG
@@ -456,7 +486,11 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
                            uint pass_arg, uint begin_bit, uint end_bit, uint descending,
                            global const uint *state, global const idx_t *bases, ulong bases_off,
                            global uint *lookback, ulong lb_off, global uint *tile_counter,
-                           uint counter_idx)
+                           uint counter_idx
+#ifdef CLSORT_OS_TRACE
+                           , global ulong *os_trace
+#endif
+                           )
 {
     local os_mem m;
 #if CLSORT_OS_RANK == 0
@@ -474,6 +508,12 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
      * loads are in flight together (an inactive pass takes a number of its
      * own counter, which nothing reads). */
     const uint pass = pass_arg;
+#if defined(CLSORT_OS_TRACE)
+    if (get_local_id(0) == 0) { /* kept in local memory, as the marks */
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(m.tmark[1]));
+        asm volatile("mov.u64 %0, %%clock64;" : "=l"(m.tmark[0]));
+    }
+#endif
     if (get_local_id(0) == 0)
         m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
@@ -494,6 +534,20 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
                    SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),
                    HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
                    descending ? mask : 0u, lookback + lb_off, bases);
+#if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2
+    if (get_local_id(0) == 0) { /* 0: SM, 1: global timer at the start, 10: at the end */
+        global ulong *t = os_trace + (ulong)m.tile * OS_TRACE_WORDS;
+        uint sm;
+        ulong g1;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g1));
+        t[0] = sm;
+        for (uint i = 1; i < 10; i++)
+            t[i] = m.tmark[i];
+        t[10] = g1;
+        t[11] = m.tmark[0];
+    }
+#endif
 }
 
 /* Every LSD pass of a one-portion sort in one launch (inputs of tens to
