@@ -42,12 +42,28 @@
 #define OS_TILE (CLSORT_OS_WG * CLSORT_OS_ITEMS)
 
 /* Look-back words are read and written with single 32-bit accesses (flag
- * and count in one word, so no other ordering is needed). Volatile
- * accesses where the compiler is known to keep them in the spin loop (CUB
- * relies on NVIDIA's); atomics elsewhere. */
-#if CLSORT_NVIDIA || CLSORT_OS_RANK == 0
-/* NVIDIA, and one work-item per group (no work-item loops for PoCL to get
- * wrong; an atomic read would also take the cache line from its writer). */
+ * and count in one word, so no other ordering is needed): relaxed PTX
+ * accesses on NVIDIA, volatile ones where a group is one work-item, atomics
+ * elsewhere. */
+#if CLSORT_NVIDIA
+/* NVIDIA: relaxed loads and stores at GPU scope (what CUDA's volatile
+ * means on sm_70 and later, without volatile's system scope: 1% faster for
+ * the u32 pass on the H100, bench/trace.c). */
+inline uint clsort_lb_load(global uint *p)
+{
+    uint v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+inline void clsort_lb_store(global uint *p, uint v)
+{
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+#define LB_LOAD(p) clsort_lb_load((global uint *)(p))
+#define LB_STORE(p, v) clsort_lb_store((global uint *)(p), (v))
+#elif CLSORT_OS_RANK == 0
+/* one work-item per group (no work-item loops for PoCL to get wrong; an
+ * atomic read would also take the cache line from its writer) */
 #define LB_LOAD(p) (*(volatile global uint *)(p))
 #define LB_STORE(p, v) (*(volatile global uint *)(p) = (v))
 #else
@@ -298,14 +314,25 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint wbase = warp * (32 * CLSORT_OS_ITEMS) + lane;
 
     /* Registers are what limits occupancy here: keep the keys, recompute
-     * digits when needed, and pack two 16-bit ranks into each word. */
+     * digits when needed, and pack two 16-bit ranks into each word. The
+     * keys load from one pointer with constant offsets (an index per key
+     * made 24 address computations; the u32 pass 2% faster on the H100).
+     * Which keys exist: with values, a count of the work-item's keys
+     * (j < own; 64 registers); keys alone compare each key's index (80
+     * registers, where the count measured 94: bench/trace.c). */
     const bool full = cnt == OS_TILE;
+#if HAVE_VALUES
+    const uint own = full ? CLSORT_OS_ITEMS : cnt > wbase ? (cnt - wbase + 31) / 32 : 0;
+#define ITEM_OK(j) ((j) < own)
+#else
 #define ITEM_OK(j) (full || wbase + (j) * 32 < cnt)
+#endif
 #define DIG(k) DIGIT_OF(k, shift, mask, flip)
+    const global KEY_T *ksrc = src + (t0 + wbase);
     KEY_T keys[CLSORT_OS_ITEMS];
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
-        keys[j] = ITEM_OK(j) ? src[t0 + wbase + j * 32] : (KEY_T)0;
+        keys[j] = ITEM_OK(j) ? ksrc[j * 32] : (KEY_T)0;
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
         if (ITEM_OK(j))
@@ -426,10 +453,14 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
 #endif
+    /* the tile's keys in order, work-item lid writing keys q * WG + lid for
+     * q < own_q */
+    const uint own_q =
+        full ? CLSORT_OS_ITEMS : cnt > lid ? (cnt - lid + CLSORT_OS_WG - 1) / CLSORT_OS_WG : 0;
 #pragma unroll
     for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
         uint i = q * CLSORT_OS_WG + lid;
-        if (full || i < cnt) {
+        if (q < own_q) {
             KEY_T key = skeys[i];
             uint d = DIG(key);
             dst[m->ltg[d] + i] = key;
@@ -444,12 +475,11 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     OS_MARK(m, 8);
 #if HAVE_VALUES
     VAL_T vals[CLSORT_OS_ITEMS];
+    const global VAL_T *vs = vsrc + (t0 + wbase);
 #pragma unroll
-    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
-        uint i = wbase + j * 32;
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
         if (ITEM_OK(j))
-            vals[j] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
-    }
+            vals[j] = GEN_VALUE(gen, gen_base + t0 + wbase + j * 32, vs[j * 32]);
     barrier(CLK_LOCAL_MEM_FENCE);
     local VAL_T *svals = (local VAL_T *)m->stage;
 #pragma unroll
@@ -460,7 +490,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #pragma unroll
     for (uint q = 0; q < CLSORT_OS_ITEMS; q++) {
         uint i = q * CLSORT_OS_WG + lid;
-        if (full || i < cnt)
+        if (q < own_q)
             vdst[m->ltg[(dpack[q / 4] >> (8 * (q % 4))) & 0xffu] + i] = svals[i];
     }
     OS_MARK(m, 9);
