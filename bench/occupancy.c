@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvprobe.h"
+
 static const char *src =
     "kernel void probe(global ulong *out, uint spin) {\n"
     "  local uint buf[LW];\n"
@@ -28,23 +30,9 @@ static const char *src =
 int main(int argc, char **argv)
 {
     size_t wg = argc > 1 ? (size_t)atoi(argv[1]) : 256;
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    clGetPlatformIDs(8, plats, &np);
-    cl_device_id dev = NULL;
-    for (cl_uint i = 0; i < np && !dev; i++)
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS)
-            dev = NULL;
-    if (!dev) {
-        fprintf(stderr, "clsort_occupancy: no GPU\n");
+    cl_device_id dev = nvprobe_device("clsort_occupancy");
+    if (!dev)
         return 1;
-    }
-    char vendor[256] = "";
-    clGetDeviceInfo(dev, CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL);
-    if (!strstr(vendor, "NVIDIA")) {
-        fprintf(stderr, "clsort_occupancy: needs an NVIDIA GPU (inline PTX), not '%s'\n", vendor);
-        return 1;
-    }
     if (wg == 0 || wg > 1024) {
         fprintf(stderr, "clsort_occupancy: work-group size 1..1024\n");
         return 1;

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvprobe.h"
+
 #define WORDS 12 /* OS_TRACE_WORDS */
 #define RADIX 256u
 
@@ -123,8 +125,8 @@ static char *program_ptx(cl_program prog)
 {
     size_t size = 0;
     clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
-    unsigned char *bin = malloc(size + 1);
-    clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+    unsigned char *bin = malloc(size + 1), *bins[1] = {bin};
+    clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL);
     bin[size] = 0;
     return (char *)bin;
 }
@@ -176,20 +178,9 @@ int main(int argc, char **argv)
             return 1;
         }
 
-    cl_platform_id plats[8];
-    cl_uint np = 0;
-    clGetPlatformIDs(8, plats, &np);
-    cl_device_id dev = NULL;
-    for (cl_uint i = 0; i < np && !dev; i++)
-        if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_GPU, 1, &dev, NULL) != CL_SUCCESS)
-            dev = NULL;
-    char vendor[256] = "";
-    if (dev)
-        clGetDeviceInfo(dev, CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL);
-    if (!dev || !strstr(vendor, "NVIDIA")) {
-        fprintf(stderr, "clsort_trace: needs an NVIDIA GPU (inline PTX)\n");
+    cl_device_id dev = nvprobe_device("clsort_trace");
+    if (!dev)
         return 1;
-    }
     cl_int err;
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err, "clCreateContext");
@@ -396,16 +387,17 @@ int main(int argc, char **argv)
         if (ph == nph)
             total_mean = sum / tiles;
     }
-    /* global timer: the span, tiles in flight, the clock's rate */
-    uint64_t g0 = UINT64_MAX, g1 = 0;
+    /* global timer: the span, tiles in flight, the clock's rate; the first
+     * tile's end and the last tile's start */
+    uint64_t g0 = UINT64_MAX, g1 = 0, first_end = UINT64_MAX, last_start = 0;
     double busy = 0;
     unsigned sms = 0;
     for (size_t i = 0; i < tiles; i++) {
         const uint64_t *w = T + i * WORDS;
-        if (w[1] < g0)
-            g0 = w[1];
-        if (w[10] > g1)
-            g1 = w[10];
+        g0 = w[1] < g0 ? w[1] : g0;
+        g1 = w[10] > g1 ? w[10] : g1;
+        first_end = w[10] < first_end ? w[10] : first_end;
+        last_start = w[1] > last_start ? w[1] : last_start;
         busy += (double)(w[10] - w[1]);
         if (w[0] + 1 > sms)
             sms = (unsigned)w[0] + 1;
@@ -414,15 +406,6 @@ int main(int argc, char **argv)
            "%.2f a SM), %.2f cycles/ns\n",
            (g1 - g0) * 1e-6, busy / tiles * 1e-3, busy / (double)(g1 - g0), sms,
            busy / (double)(g1 - g0) / sms, total_mean / (busy / tiles));
-    /* how the span splits: the first tile's start, the last tile's end */
-    uint64_t first_end = UINT64_MAX, last_start = 0;
-    for (size_t i = 0; i < tiles; i++) {
-        const uint64_t *w = T + i * WORDS;
-        if (w[10] < first_end)
-            first_end = w[10];
-        if (w[1] > last_start)
-            last_start = w[1];
-    }
     printf("first tile ends %.2f us after the start; last tile starts %.2f us before the end\n",
            (first_end - g0) * 1e-3, (g1 - last_start) * 1e-3);
     return 0;
