@@ -13,7 +13,8 @@
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
 #        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT; for trace:
-#        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...)
+#        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
+#        TRACE_DIRS (kernel source directories, default src/kernels)
 # The device tool brings back at most 8 files: end with the pack stage,
 # which leaves results.tar.gz (everything) and the few files most read.
 set -u
@@ -307,10 +308,17 @@ stage_bitonic() {
 }
 
 stage_trace() {
-    log "onesweep tile trace (TRACE_SHAPES: n,wg,items,rank,lb_batch,key_bytes,val_bytes)"
+    log "onesweep tile trace (TRACE_SHAPES: n,wg,items,rank,lb_batch,key_bytes,val_bytes; TRACE_DIRS)"
+    # kernel source directories to compare (e.g. a branch's kernels copied
+    # into an untracked folder), each with ptxas's registers of its PTX
     for sh in ${TRACE_SHAPES:-268435456,256,24,4,2,4,0}; do
-        echo "--- shape $sh"
-        ./$BUILD/clsort_trace src/kernels ${sh//,/ } 2>&1
+        for dir in ${TRACE_DIRS:-src/kernels}; do
+            echo "--- shape $sh, kernels $dir"
+            CUDA_CACHE_DISABLE=1 CLSORT_TRACE_PTX=/tmp/trace.ptx ./$BUILD/clsort_trace "$dir" ${sh//,/ } 2>&1
+            command -v ptxas > /dev/null &&
+                ptxas -arch=sm_90 -v /tmp/trace.ptx -o /tmp/trace.cubin 2>&1 |
+                grep -A3 "'clsort_radix_onesweep'" | grep Used
+        done
     done | tee -a "$OUT/trace.txt"
     wait_builds
     if [ -x $BUILD/cub_sort ] && command -v cuobjdump > /dev/null; then
