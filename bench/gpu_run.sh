@@ -243,7 +243,7 @@ stage_pack() {
     local tmp
     tmp=$(mktemp -d)
     tar -czf "$tmp/results.tar.gz" -C "$OUT" .
-    for f in compare.md clsort_gpu.json cub.jsonl gpu.png ab.txt ctest-gpu.log compare_cpu.md trace.txt; do
+    for f in compare.md clsort_gpu.json cub.jsonl gpu.png ab.txt ctest-gpu.log compare_cpu.md; do
         [ -e "$OUT/$f" ] && cp "$OUT/$f" "$tmp/"
     done
     find "$OUT" -mindepth 1 -delete
@@ -314,8 +314,9 @@ stage_trace() {
     for sh in ${TRACE_SHAPES:-268435456,256,24,4,2,4,0}; do
         for dir in ${TRACE_DIRS:-src/kernels}; do
             echo "--- shape $sh, kernels $dir"
-            CUDA_CACHE_DISABLE=1 CLSORT_TRACE_PTX=/tmp/trace.ptx ./$BUILD/clsort_trace "$dir" ${sh//,/ } 2>&1
-            command -v ptxas > /dev/null &&
+            rm -f /tmp/trace.ptx
+            CUDA_CACHE_DISABLE=1 CLSORT_TRACE_PTX=/tmp/trace.ptx ./$BUILD/clsort_trace "$dir" ${sh//,/ } 2>&1 &&
+                command -v ptxas > /dev/null &&
                 ptxas -arch=sm_90 -v /tmp/trace.ptx -o /tmp/trace.cubin 2>&1 |
                 grep -A3 "'clsort_radix_onesweep'" | grep Used
         done

@@ -1,8 +1,9 @@
-/* nvprobe.h - the first NVIDIA GPU of any OpenCL platform, for the probes
- * that use inline PTX (bench/occupancy.c, bench/trace.c). */
+/* nvprobe.h - the first GPU of the OpenCL platforms, if it is NVIDIA's, for
+ * the probes that use inline PTX (bench/occupancy.c, bench/trace.c). */
 #ifndef CLSORT_NVPROBE_H
 #define CLSORT_NVPROBE_H
 #include <CL/cl.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Returns the device, or NULL (with a message naming the program) when

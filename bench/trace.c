@@ -165,9 +165,9 @@ int main(int argc, char **argv)
     unsigned vb = argc > 8 ? (unsigned)atoi(argv[8]) : 0;
     const char *extra = argc > 9 ? argv[9] : "";
     if (n == 0 || n >= (1u << 30) || (kb != 4 && kb != 8) || (vb != 0 && vb != 4) ||
-        wg % 32 || wg == 0 || items == 0 || rank < 2 || rank > 4) {
+        wg % 32 || wg == 0 || items == 0 || (size_t)wg * items > 65536 || rank < 2 || rank > 4) {
         fprintf(stderr, "clsort_trace: n in 1..2^30-1, key_bytes 4 or 8, val_bytes 0 or 4, "
-                        "wg a multiple of 32, rank 2..4\n");
+                        "wg a multiple of 32, wg * items at most 65536, rank 2..4\n");
         return 2;
     }
     const char *names[3] = {"common.cl", "radix.cl", "radix_onesweep.cl"};
@@ -191,7 +191,8 @@ int main(int argc, char **argv)
     snprintf(base, sizeof base,
              "-cl-std=CL1.2 -cl-nv-verbose -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=0 "
              "-DCLSORT_VAL_BYTES=%u -DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=1 -DCLSORT_RADIX_BITS=8 "
-             "-DCLSORT_HIST_WG=128 -DCLSORT_HIST_ITEMS=8 -DCLSORT_PLAN_WG=256 -DCLSORT_OS_WG=%u "
+             "-DCLSORT_HIST_WG=128 -DCLSORT_HIST_ITEMS=8 -DCLSORT_PLAN_WG=256 -DCLSORT_NV_SM70=1 "
+             "-DCLSORT_OS_WG=%u "
              "-DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u -DCLSORT_LB_BATCH=%u %s",
              kb, vb, wg, items, rank, lbb, extra);
     snprintf(opts[0], sizeof opts[0], "%s", base);
@@ -337,6 +338,8 @@ int main(int argc, char **argv)
                 if (bad)
                     return 1;
                 CHECK(clEnqueueFillBuffer(q, ka, &zero, 4, 0, n * kb, 0, NULL, NULL), "clear");
+                if (vb)
+                    CHECK(clEnqueueFillBuffer(q, va, &zero, 4, 0, n * 4, 0, NULL, NULL), "clear");
             }
         }
     for (int t = 0; t < nb; t++) {

@@ -134,6 +134,13 @@ clsort_status clsort_query_facts(cl_platform_id platform, cl_device_id device,
         f->vendor = CLSORT_VENDOR_INTEL;
     else
         f->vendor = CLSORT_VENDOR_OTHER;
+    f->nv_cc_major = 0;
+    if (f->vendor == CLSORT_VENDOR_NVIDIA) { /* cl_nv_device_attribute_query */
+        const cl_device_info cc_major_nv = 0x4000; /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */
+        cl_uint major = 0;
+        if (clGetDeviceInfo(device, cc_major_nv, sizeof major, &major, NULL) == CL_SUCCESS)
+            f->nv_cc_major = major;
+    }
     return CLSORT_SUCCESS;
 }
 

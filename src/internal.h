@@ -26,6 +26,7 @@ typedef struct clsort_device_facts {
     size_t max_work_group_size;
     uint64_t local_mem_bytes, global_mem_bytes, max_alloc_bytes;
     unsigned mem_base_align_bytes;
+    unsigned nv_cc_major; /* NVIDIA: the compute capability's major number (0: unknown) */
     char platform_name[128], platform_version[128];
     char device_name[128], device_vendor[128], driver_version[128], device_version[128];
 } clsort_device_facts;

@@ -285,9 +285,10 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                        "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=%u "
                        "-DCLSORT_VAL_BYTES=%u -DCLSORT_INDEX64=%d -DCLSORT_NVIDIA=%d "
                        "-DCLSORT_RADIX_BITS=%u -DCLSORT_HIST_WG=%u -DCLSORT_HIST_ITEMS=%u "
-                       "-DCLSORT_PLAN_WG=%u",
+                       "-DCLSORT_PLAN_WG=%u -DCLSORT_NV_SM70=%d",
                        key->bytes, key->kind, s->val_bytes, s->index64 ? 1 : 0, nvidia ? 1 : 0,
-                       s->r, s->hist_wg, ctx->tuning.hist_items, s->plan_wg);
+                       s->r, s->hist_wg, ctx->tuning.hist_items, s->plan_wg,
+                       nvidia && ctx->facts.nv_cc_major >= 7 ? 1 : 0);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         len += snprintf(opts + len, sizeof opts - (size_t)len,
                         " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"

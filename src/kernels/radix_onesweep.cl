@@ -43,12 +43,15 @@
 
 /* Look-back words are read and written with single 32-bit accesses (flag
  * and count in one word, so no other ordering is needed): relaxed PTX
- * accesses on NVIDIA, volatile ones where a group is one work-item, atomics
- * elsewhere. */
-#if CLSORT_NVIDIA
-/* NVIDIA: relaxed loads and stores at GPU scope (what CUDA's volatile
- * means on sm_70 and later, without volatile's system scope: 1% faster for
- * the u32 pass on the H100, bench/trace.c). */
+ * accesses on NVIDIA from sm_70, volatile ones on older NVIDIA GPUs and
+ * where a group is one work-item, atomics elsewhere. */
+#ifndef CLSORT_NV_SM70
+#define CLSORT_NV_SM70 0 /* radix.c: 1 on NVIDIA GPUs of compute capability 7 and later */
+#endif
+#if CLSORT_NVIDIA && CLSORT_NV_SM70
+/* NVIDIA from sm_70: relaxed loads and stores at GPU scope (what CUDA's
+ * volatile means there, without volatile's system scope: 1% faster for the
+ * u32 pass on the H100, bench/trace.c). Older NVIDIA GPUs: volatile. */
 inline uint clsort_lb_load(global uint *p)
 {
     uint v;
@@ -61,9 +64,10 @@ inline void clsort_lb_store(global uint *p, uint v)
 }
 #define LB_LOAD(p) clsort_lb_load((global uint *)(p))
 #define LB_STORE(p, v) clsort_lb_store((global uint *)(p), (v))
-#elif CLSORT_OS_RANK == 0
-/* one work-item per group (no work-item loops for PoCL to get wrong; an
- * atomic read would also take the cache line from its writer) */
+#elif CLSORT_NVIDIA || CLSORT_OS_RANK == 0
+/* NVIDIA before sm_70 (CUB relies on its volatile accesses staying in spin
+ * loops), and one work-item per group (no work-item loops for PoCL to get
+ * wrong; an atomic read would also take the cache line from its writer) */
 #define LB_LOAD(p) (*(volatile global uint *)(p))
 #define LB_STORE(p, v) (*(volatile global uint *)(p) = (v))
 #else
@@ -388,6 +392,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         for (uint w = 0; w < WARPS; w++)
             lwh[w * RADIX + d] += m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
+    OS_MARK(m, 5);
 #endif
 
     /* Rank: the peers of a key (same digit, same warp) get consecutive
