@@ -310,7 +310,8 @@ stage_bitonic() {
 stage_trace() {
     log "onesweep tile trace (TRACE_SHAPES: n,wg,items,rank,lb_batch,key_bytes,val_bytes; TRACE_DIRS)"
     # kernel source directories to compare (e.g. a branch's kernels copied
-    # into an untracked folder), each with ptxas's registers of its PTX
+    # into an untracked folder by bench/kernels_at.sh), each with ptxas's
+    # registers of its PTX
     for sh in ${TRACE_SHAPES:-268435456,256,24,4,2,4,0}; do
         for dir in ${TRACE_DIRS:-src/kernels}; do
             echo "--- shape $sh, kernels $dir"
