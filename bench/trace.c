@@ -181,6 +181,13 @@ int main(int argc, char **argv)
     cl_device_id dev = nvprobe_device("clsort_trace");
     if (!dev)
         return 1;
+    /* what the library reads to choose relaxed look-back accesses
+     * (CLSORT_NV_SM70): cl_nv_device_attribute_query's compute capability */
+    cl_uint cc[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        if (clGetDeviceInfo(dev, (cl_device_info)(0x4000 + i), sizeof cc[i], &cc[i], NULL))
+            cc[i] = 0;
+    printf("compute capability %u.%u (0.0: not reported)\n", cc[0], cc[1]);
     cl_int err;
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     CHECK(err, "clCreateContext");
