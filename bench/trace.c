@@ -194,7 +194,7 @@ int main(int argc, char **argv)
     cl_command_queue q = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
     CHECK(err, "clCreateCommandQueue");
 
-    char base[1024], opts[2][1200];
+    char base[1024], traced[1200];
     snprintf(base, sizeof base,
              "-cl-std=CL1.2 -cl-nv-verbose -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=0 "
              "-DCLSORT_VAL_BYTES=%u -DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=1 -DCLSORT_RADIX_BITS=8 "
@@ -202,8 +202,7 @@ int main(int argc, char **argv)
              "-DCLSORT_OS_WG=%u "
              "-DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u -DCLSORT_LB_BATCH=%u %s",
              kb, vb, wg, items, rank, lbb, extra);
-    snprintf(opts[0], sizeof opts[0], "%s", base);
-    snprintf(opts[1], sizeof opts[1], "%s -DCLSORT_OS_TRACE", base);
+    snprintf(traced, sizeof traced, "%s -DCLSORT_OS_TRACE", base);
     printf("clsort_trace: n %zu, %u x %u, rank %u, lb_batch %u, key %u B, values %u B %s\n", n,
            wg, items, rank, lbb, kb, vb, extra);
     /* builds: 0 plain, 1 traced, then the plain PTX with each directive of
@@ -215,7 +214,7 @@ int main(int argc, char **argv)
     for (int t = 0; t < 2; t++) {
         snprintf(label[nb], sizeof label[nb], "%s", t ? "traced" : "plain");
         printf("build %s:\n", label[nb]);
-        b[nb++] = make(ctx, dev, src, opts[t], NULL);
+        b[nb++] = make(ctx, dev, src, t ? traced : base, NULL);
     }
     char *ptx = program_ptx(b[0].prog);
     const char *dump = getenv("CLSORT_TRACE_PTX"); /* the plain build's PTX, for ptxas */
@@ -289,33 +288,24 @@ int main(int argc, char **argv)
     cl_uint zero = 0, len = (cl_uint)n, pass = 0, begin = 0, end = 8 * kb, counter = (cl_uint)(tiles * RADIX);
     double ms[MAXB][9];
     const int reps = 9;
-    for (int t = 0; t < nb; t++) {
-        cl_kernel k = b[t].k;
-        int a = 0;
-        CHECK(clSetKernelArg(k, a++, sizeof ku, &ku), "arg");
-        CHECK(clSetKernelArg(k, a++, 8, &zero64), "arg");
-        CHECK(clSetKernelArg(k, a++, sizeof ka, &ka), "arg");
-        CHECK(clSetKernelArg(k, a++, sizeof ka, &ka), "arg");
-        CHECK(clSetKernelArg(k, a++, sizeof vu, &vu), "arg");
-        CHECK(clSetKernelArg(k, a++, 8, &zero64), "arg");
-        CHECK(clSetKernelArg(k, a++, sizeof va, &va), "arg");
-        CHECK(clSetKernelArg(k, a++, sizeof va, &va), "arg");
-        CHECK(clSetKernelArg(k, a++, 4, &zero), "arg"); /* portion_start (idx_t: 32 bits) */
-        CHECK(clSetKernelArg(k, a++, 4, &len), "arg");
-        CHECK(clSetKernelArg(k, a++, 4, &pass), "arg");
-        CHECK(clSetKernelArg(k, a++, 4, &begin), "arg");
-        CHECK(clSetKernelArg(k, a++, 4, &end), "arg");
-        CHECK(clSetKernelArg(k, a++, 4, &zero), "arg"); /* ascending */
-        CHECK(clSetKernelArg(k, a++, sizeof st, &st), "arg");
-        CHECK(clSetKernelArg(k, a++, sizeof bs, &bs), "arg");
-        CHECK(clSetKernelArg(k, a++, 8, &zero64), "arg"); /* bases_off */
-        CHECK(clSetKernelArg(k, a++, sizeof scratch, &scratch), "arg");
-        CHECK(clSetKernelArg(k, a++, 8, &zero64), "arg"); /* lb_off */
-        CHECK(clSetKernelArg(k, a++, sizeof scratch, &scratch), "arg");
-        CHECK(clSetKernelArg(k, a++, 4, &counter), "arg");
-        if (t == 1)
-            CHECK(clSetKernelArg(k, a++, sizeof tr, &tr), "arg");
-    }
+    /* the arguments of clsort_radix_onesweep, in order (the traced build
+     * takes the trace buffer after them) */
+    const struct {
+        size_t size;
+        const void *p;
+    } args[] = {{sizeof ku, &ku},           {8, &zero64},     {sizeof ka, &ka},
+                {sizeof ka, &ka},           {sizeof vu, &vu}, {8, &zero64},
+                {sizeof va, &va},           {sizeof va, &va},
+                {4, &zero} /* portion_start (idx_t: 32 bits) */,
+                {4, &len},                  {4, &pass},       {4, &begin},
+                {4, &end},                  {4, &zero} /* ascending */,
+                {sizeof st, &st},           {sizeof bs, &bs}, {8, &zero64} /* bases_off */,
+                {sizeof scratch, &scratch}, {8, &zero64} /* lb_off */,
+                {sizeof scratch, &scratch}, {4, &counter},    {sizeof tr, &tr}};
+    const cl_uint nargs = sizeof args / sizeof args[0];
+    for (int t = 0; t < nb; t++)
+        for (cl_uint a = 0; a < nargs - (t != 1); a++)
+            CHECK(clSetKernelArg(b[t].k, a, args[a].size, args[a].p), "clSetKernelArg");
     /* the two builds alternate, so that drift of the card falls on both */
     for (int r = 0; r < reps; r++)
         for (int t = 0; t < nb; t++) {

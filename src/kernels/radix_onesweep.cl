@@ -372,7 +372,6 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             lwh[w * RADIX + lid] += excl;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    OS_MARK(m, 5);
 #else
     FOR_EACH_LOCAL(d, RADIX) {
         uint tot = 0;
@@ -392,8 +391,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         for (uint w = 0; w < WARPS; w++)
             lwh[w * RADIX + d] += m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
-    OS_MARK(m, 5);
 #endif
+    OS_MARK(m, 5);
 
     /* Rank: the peers of a key (same digit, same warp) get consecutive
      * places after what the warp's earlier keys of that digit took; the
