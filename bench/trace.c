@@ -13,7 +13,9 @@
  * ptxas -v and cuobjdump -sass); CLSORT_TRACE_PATCH=".maxnreg 64;..." adds
  * builds of that PTX with each performance directive put before the onesweep
  * entry's body (NVIDIA honours these where it ignores -cl-nv-maxrregcount),
- * timed and checked beside the others. Set CUDA_CACHE_DISABLE=1 to see
+ * timed and checked beside the others; CLSORT_TRACE_ORDERED=1 first orders
+ * the keys by their second byte (stably), as a later LSD pass finds its
+ * input: ordered by a digit other than its own. Set CUDA_CACHE_DISABLE=1 to see
  * ptxas's register line for every build (a cached build prints none).
  * The phases (marks in radix_onesweep.cl): start (the tile-counter atomic
  * and zeroing the counters, to the first barrier), load+count (the keys
@@ -253,6 +255,21 @@ int main(int argc, char **argv)
         memcpy(keys + i * kb, &r, kb);
         if (vb)
             vals[i] = (uint32_t)i;
+    }
+    const char *ordered = getenv("CLSORT_TRACE_ORDERED");
+    if (ordered && *ordered == '1' && kb > 1) { /* stably by the second byte */
+        size_t at[RADIX] = {0};
+        for (size_t i = 0; i < n; i++)
+            at[keys[i * kb + 1]]++;
+        for (size_t d = 0, sum = 0; d < RADIX; d++) {
+            const size_t c = at[d];
+            at[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            memcpy(out + at[keys[i * kb + 1]]++ * kb, keys + i * kb, kb);
+        memcpy(keys, out, n * kb);
+        printf("keys ordered by their second byte\n");
     }
     uint32_t bases[RADIX] = {0}, cnt[RADIX] = {0};
     for (size_t i = 0; i < n; i++)
