@@ -204,10 +204,12 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->tiles_pp = div_up(n < s->portion ? n : s->portion, s->tile);
         s->counts_at = 0;
         s->counters_at = s->portions * P * R;
-        s->lookback_at = s->counters_at + P * s->portions;
-        s->bits_at = s->lookback_at + P * s->tiles_pp * R; /* 4 words, MSD order */
-        s->chain_at = s->bits_at + 4;                       /* 1 + P words, clsort_radix_chain */
-        s->scratch_words = s->chain_at + 1 + P;
+        s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
+        s->chain_at = s->bits_at + 4;                    /* 1 + P words, clsort_radix_chain */
+        /* the look-back areas last, in whole 16-byte words: the upfront
+         * count zeroes them (run_upfront) */
+        s->lookback_at = div_up(s->chain_at + 1 + P, 4) * 4;
+        s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
         s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
         s->bases_words = s->carry_at + R;
     } else {
@@ -359,10 +361,14 @@ static size_t upfront_groups(const clsort_context *ctx, const radix_shape *s, si
 }
 
 /* Counts passes [p_lo, p_hi); want_bits: also the bits that vary (MSD
- * order's first plan); gated: only if that plan left the decision pending. */
+ * order's first plan); gated: only if that plan left the decision pending;
+ * zero_lookback: the launch of the first portion also zeroes the onesweep
+ * look-back areas (one launch and one pass over memory less than a fill:
+ * the stores overlap the count's loads). */
 static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
                                  const radix_shape *s, const radix_buffers *b, cl_uint p_lo,
-                                 cl_uint p_hi, cl_uint want_bits, cl_uint gated, clsort_seq *seq)
+                                 cl_uint p_hi, cl_uint want_bits, cl_uint gated,
+                                 bool zero_lookback, clsort_seq *seq)
 {
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_upfront", &k));
@@ -375,14 +381,17 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
         cl_ulong koff = job->keys_off + start, coff = s->counts_at + q * s->passes * s->radix;
         cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
         cl_ulong bits_off = s->bits_at;
+        cl_ulong zero_off = s->lookback_at, zero_vec = 0;
+        if (zero_lookback && q == 0)
+            zero_vec = (s->scratch_words - s->lookback_at) / 4;
         idx_arg a_len, a_chunk;
         clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_len, len),
                              idx_of(s, &a_chunk, chunk), CLSORT_ARG(p_lo),  CLSORT_ARG(p_hi),
                              CLSORT_ARG(begin),      CLSORT_ARG(end),      CLSORT_ARG(desc),
                              CLSORT_ARG(b->scratch), CLSORT_ARG(coff),     CLSORT_ARG(b->scratch),
                              CLSORT_ARG(bits_off),   CLSORT_ARG(want_bits), CLSORT_ARG(b->state),
-                             CLSORT_ARG(gated)};
-        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 16));
+                             CLSORT_ARG(gated),      CLSORT_ARG(zero_off), CLSORT_ARG(zero_vec)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 18));
         CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_upfront", groups * s->hist_wg, s->hist_wg,
                                  seq));
     }
@@ -697,20 +706,21 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
         /* Zero, count and plan in one launch (its last work-group plans). */
         CLSORT_TRY(run_upfront_plan(ctx, prog, job, &s, &b, seq));
     } else {
-        /* Zero the counts, tile counters and look-back areas in one fill. */
-        size_t zero_words = s.algorithm == CLSORT_ALGORITHM_ONESWEEP
-                                ? s.scratch_words
-                                : s.portions * s.passes * s.radix;
+        /* Zero the counts, tile counters and MSD words in one fill; the
+         * first upfront count zeroes the look-back areas. */
+        const bool onesweep = s.algorithm == CLSORT_ALGORITHM_ONESWEEP;
+        size_t zero_words = onesweep ? s.lookback_at : s.portions * s.passes * s.radix;
         CLSORT_TRY(clsort_fill(ctx, b.scratch, 0, zero_words * 4, seq));
         if (s.msd) {
             /* MSD order needs the top pass's counts and which bits vary;
              * the other passes are counted only when that does not decide */
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, seq));
+            CLSORT_TRY(
+                run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, onesweep, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 1, seq));
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, false, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 2, seq));
         } else {
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, onesweep, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 0, seq));
         }
     }

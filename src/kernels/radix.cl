@@ -169,16 +169,28 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
  * want_bits it also ORs the keys' images, and their complements, into
  * bitwords[0..4) (low and high halves of each), from which the first plan
  * of MSD order learns which digits vary. With gated it does nothing unless
- * that plan left the decision pending (ST_PENDING). */
+ * that plan left the decision pending (ST_PENDING). With zero_vec > 0 it
+ * also zeroes that many 16-byte words at counts + zero_off (the look-back
+ * areas of the passes to come). */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
                           uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
                           global uint *counts, ulong counts_off, global uint *bitwords,
-                          ulong bits_off, uint want_bits, global const uint *state, uint gated)
+                          ulong bits_off, uint want_bits, global const uint *state, uint gated,
+                          ulong zero_off, ulong zero_vec)
 {
     local uint h[MAX_PASSES * RADIX];
     if (gated && !state[ST_PENDING])
         return;
+    if (zero_vec) {
+        /* zero_vec 16-byte words at counts + zero_off (the onesweep passes'
+         * look-back areas), a contiguous part per work-group */
+        global uint4 *z = (global uint4 *)(counts + zero_off);
+        const ulong per = (zero_vec + get_num_groups(0) - 1) / get_num_groups(0);
+        const ulong z0 = get_group_id(0) * per, z1 = min(z0 + per, zero_vec);
+        for (ulong e = z0 + get_local_id(0); e < z1; e += CLSORT_HIST_WG)
+            z[e] = (uint4)(0u);
+    }
     const idx_t lo = (idx_t)get_group_id(0) * chunk;
     const idx_t hi = min(lo + chunk, n);
     KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
