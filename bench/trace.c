@@ -318,7 +318,8 @@ int main(int argc, char **argv)
                 {4, &end},                  {4, &zero} /* ascending */,
                 {sizeof st, &st},           {sizeof bs, &bs}, {8, &zero64} /* bases_off */,
                 {sizeof scratch, &scratch}, {8, &zero64} /* lb_off */,
-                {sizeof scratch, &scratch}, {4, &counter},    {sizeof tr, &tr}};
+                {sizeof scratch, &scratch}, {4, &counter},    {4, &zero} /* finish */,
+                {sizeof tr, &tr}};
     const cl_uint nargs = sizeof args / sizeof args[0];
     for (int t = 0; t < nb; t++)
         for (cl_uint a = 0; a < nargs - (t != 1); a++)

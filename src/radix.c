@@ -38,6 +38,11 @@ typedef struct radix_shape {
     /* shared */
     unsigned hist_wg, plan_wg;
     bool allow_skip, need_b;
+    /* onesweep in LSD order, separate pass launches, at least two passes,
+     * skipping allowed: the last pass's launch does the finish's work when
+     * its pass is skipped, and the plan keeps that pass from being a lone
+     * active one (ALLOW_FOLD in radix.cl): no finish launch */
+    bool fold;
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
@@ -349,6 +354,13 @@ static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *jo
     return CLSORT_SUCCESS;
 }
 
+/* The plan's allow_skip argument: bit 0 skips constant digits, bit 1
+ * (ALLOW_FOLD) lets the last onesweep launch finish the sort. */
+static cl_uint plan_skip(const radix_shape *s)
+{
+    return (s->allow_skip ? 1u : 0u) | (s->fold ? 2u : 0u);
+}
+
 /* Work-groups of the upfront count of len keys: hist_groups per compute
  * unit, fewer where they would have less than one round each. */
 static size_t upfront_groups(const clsort_context *ctx, const radix_shape *s, size_t len)
@@ -405,7 +417,7 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
 {
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_plan", &k));
-    cl_uint portions = (cl_uint)s->portions, passes = s->passes, skip = s->allow_skip,
+    cl_uint portions = (cl_uint)s->portions, passes = s->passes, skip = plan_skip(s),
             gen = job->gen_index;
     /* MSD order only where the top digit makes buckets enough (at least 4
      * per compute unit were none larger) to keep every compute unit busy */
@@ -435,7 +447,7 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP)
         zero_words = s->scratch_words - s->counters_at;
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, skip = s->allow_skip, gen = job->gen_index;
+            desc = job->descending, skip = plan_skip(s), gen = job->gen_index;
     idx_arg a_n;
     clsort_arg args[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(koff),      idx_of(s, &a_n, job->n),
                          CLSORT_ARG(passes),   CLSORT_ARG(begin),     CLSORT_ARG(end),
@@ -462,7 +474,7 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
     cl_ulong koff = job->keys_off, zero_from = s->counters_at,
              zero_words = s->scratch_words - s->counters_at;
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, skip = s->allow_skip, gen = job->gen_index;
+            desc = job->descending, skip = plan_skip(s), gen = job->gen_index;
     clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),      idx_of(s, &a_n, n),
                          idx_of(s, &a_chunk, div_up(n, groups)),
                          CLSORT_ARG(passes),     CLSORT_ARG(begin),     CLSORT_ARG(end),
@@ -503,7 +515,8 @@ static clsort_status run_single(clsort_context *ctx, clsort_program *prog,
  * start, and the next portion takes its bases from there. */
 static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kernel kc,
                                        const clsort_radix_job *job, const radix_shape *s,
-                                       const radix_buffers *b, cl_uint pass_arg, clsort_seq *seq)
+                                       const radix_buffers *b, cl_uint pass_arg, cl_uint finish,
+                                       clsort_seq *seq)
 {
     const size_t n = job->n, R = s->radix;
     const cl_uint p = pass_arg == MSD_LAUNCH ? 0 : pass_arg;
@@ -530,8 +543,8 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
                              CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
                              CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
                              CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
-                             CLSORT_ARG(counter)};
-        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 21));
+                             CLSORT_ARG(counter),    CLSORT_ARG(finish)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 22));
         size_t tiles = div_up(len, s->tile);
         CLSORT_TRY(
             clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg, seq));
@@ -593,7 +606,7 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
     if (s->portions > 1)
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
     if (s->msd) {
-        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, seq));
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
         cl_kernel kbk;
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
         cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
@@ -608,7 +621,8 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
         CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq));
     }
     for (cl_uint p = 0; p < s->passes; p++)
-        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, p, seq));
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, p, s->fold && p + 1 == s->passes,
+                                     seq));
     return CLSORT_SUCCESS;
 }
 
@@ -694,6 +708,8 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
     radix_buffers b;
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
+    s.fold = s.algorithm == CLSORT_ALGORITHM_ONESWEEP && !s.msd && s.allow_skip &&
+             s.passes >= 2 && !chained(ctx, job, &s);
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && job->n <= ctx->tuning.single_max &&
         job->n <= s.tile && single_local_bytes(&s) <= ctx->facts.local_mem_bytes)
         return run_single(ctx, prog, job, &s, &b, seq);
@@ -729,8 +745,9 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     else
         CLSORT_TRY(run_classic(ctx, prog, job, &s, &b, seq));
     /* The finish kernel only acts when one pass ran (copy back) or none
-     * (argsort's identity): possible only with one pass or with skipping. */
-    if (s.allow_skip || s.passes == 1)
+     * (argsort's identity): possible only with one pass or with skipping;
+     * with fold the last pass's launch has done it. */
+    if ((s.allow_skip || s.passes == 1) && !s.fold)
         CLSORT_TRY(run_finish(ctx, prog, job, &s, &b, seq));
     return CLSORT_SUCCESS;
 }

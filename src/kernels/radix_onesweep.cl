@@ -505,6 +505,24 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #endif
 }
 
+/* The finish's work done by the last launch of a sort whose last pass is
+ * skipped (finish = 1, the plan's ALLOW_FOLD): copy A back to U when one
+ * pass ran, or write the identity permutation for argsort when none did;
+ * each work-group its tile of the portion, so no finish launch follows. */
+inline void clsort_os_finish(global KEY_T *ku, global const KEY_T *ka, global VAL_T *vu,
+                             global const VAL_T *va, idx_t portion_start, uint portion_len,
+                             global const uint *state)
+{
+    const uint copy_back = state[ST_COPY_BACK], iota = state[ST_IOTA];
+    if (!copy_back && !iota)
+        return;
+    const ulong tile = (ulong)CLSORT_OS_WG * CLSORT_OS_ITEMS;
+    const ulong lo = (ulong)portion_start + get_group_id(0) * tile;
+    const ulong hi = min(lo + tile, (ulong)portion_start + portion_len);
+    for (ulong i = lo + get_local_id(0); i < hi; i += CLSORT_OS_WG)
+        clsort_finish_one(ku, ka, vu, va, (idx_t)i, copy_back);
+}
+
 /* One pass over a portion of the input (see clsort_launch_pass). Digit d of
  * the portion starts at bases[bases_off + d]: the plan's row of the pass
  * (where the digit starts overall; BASES_OF_PASS: the row of the pass the
@@ -520,7 +538,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
                            uint pass_arg, uint begin_bit, uint end_bit, uint descending,
                            global const uint *state, global const idx_t *bases, ulong bases_off,
                            global uint *lookback, ulong lb_off, global uint *tile_counter,
-                           uint counter_idx
+                           uint counter_idx, uint finish
 #ifdef CLSORT_OS_TRACE
                            , global ulong *os_trace
 #endif
@@ -529,8 +547,11 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     local os_mem m;
 #if CLSORT_OS_RANK == 0
     uint pass;
-    if (!clsort_launch_pass(state, pass_arg, &pass))
+    if (!clsort_launch_pass(state, pass_arg, &pass)) {
+        if (finish)
+            clsort_os_finish(ku + ku_off, ka, vu + vu_off, va, portion_start, portion_len, state);
         return;
+    }
     bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
     m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
@@ -552,8 +573,11 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
     const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
-    if (w.s0 != PASS_LSD)
+    if (w.s0 != PASS_LSD) {
+        if (finish)
+            clsort_os_finish(ku + ku_off, ka, vu + vu_off, va, portion_start, portion_len, state);
         return;
+    }
     bases += bases_off;
 #endif
     ku += ku_off;
