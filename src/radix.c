@@ -1,7 +1,8 @@
 /* radix.c - the radix sort driver: shapes, programs, buffers, launches.
  *
  * Two strategies share the upfront histogram, the plan and the finish
- * kernels of radix.cl:
+ * kernels of radix.cl (onesweep folds the finish into its last pass's
+ * launch where it can: radix_shape.fold):
  *   onesweep  one kernel per pass (radix_onesweep.cl): ranks a tile, finds
  *             its global offsets by decoupled look-back, writes it out. Reads
  *             and writes the keys once per pass. Needs work-groups that,

@@ -505,6 +505,36 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #endif
 }
 
+/* The plan's PASS_COPY (ALLOW_FOLD): this work-group's tile of the portion
+ * copied from the pass's source to its destination, keys and values (or,
+ * for argsort's first pass, the indices generated). */
+inline void clsort_os_copy(global const KEY_T *ks, global KEY_T *kd, global const VAL_T *vs,
+                           global VAL_T *vd, uint gen, idx_t portion_start, uint portion_len)
+{
+    const ulong tile = (ulong)CLSORT_OS_WG * CLSORT_OS_ITEMS;
+    const ulong lo = (ulong)portion_start + get_group_id(0) * tile;
+    const ulong hi = min(lo + tile, (ulong)portion_start + portion_len);
+    if (lo >= hi)
+        return;
+    /* from the tile's start, with a 32-bit count: the loops vectorise on CPUs */
+    const uint cnt = (uint)(hi - lo);
+    global const KEY_T *s = ks + lo;
+    global KEY_T *d = kd + lo;
+    for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+        d[j] = s[j];
+#if HAVE_VALUES
+    global VAL_T *dv = vd + lo;
+    if (gen) {
+        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+            dv[j] = GEN_VALUE(1, lo + j, dv[j]);
+    } else {
+        global const VAL_T *sv = vs + lo;
+        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+            dv[j] = sv[j];
+    }
+#endif
+}
+
 /* The finish's work done by the last launch of a sort whose last pass is
  * skipped (finish = 1, the plan's ALLOW_FOLD): copy A back to U when one
  * pass ran, or write the identity permutation for argsort when none did;
@@ -548,7 +578,14 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #if CLSORT_OS_RANK == 0
     uint pass;
     if (!clsort_launch_pass(state, pass_arg, &pass)) {
-        if (finish)
+        const global uint *sc = state + ST_PASS(pass_arg == MSD_LAUNCH ? 0u : pass_arg);
+        if (pass_arg != MSD_LAUNCH && sc[ST_PASS_ACTIVE] == PASS_COPY)
+            clsort_os_copy(SELECT_BUF(sc[ST_PASS_SRC], ku + ku_off, ka, kb),
+                           SELECT_BUF(sc[ST_PASS_DST], ku + ku_off, ka, kb),
+                           SELECT_BUF(sc[ST_PASS_SRC], vu + vu_off, va, vb),
+                           SELECT_BUF(sc[ST_PASS_DST], vu + vu_off, va, vb),
+                           HAVE_VALUES ? sc[ST_PASS_FIRST] : 0u, portion_start, portion_len);
+        else if (finish)
             clsort_os_finish(ku + ku_off, ka, vu + vu_off, va, portion_start, portion_len, state);
         return;
     }
@@ -574,7 +611,13 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const global uint *st = state + ST_PASS(pass);
     const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
     if (w.s0 != PASS_LSD) {
-        if (finish)
+        if (w.s0 == PASS_COPY)
+            clsort_os_copy(SELECT_BUF(w.s1, ku + ku_off, ka, kb),
+                           SELECT_BUF(w.s2, ku + ku_off, ka, kb),
+                           SELECT_BUF(w.s1, vu + vu_off, va, vb),
+                           SELECT_BUF(w.s2, vu + vu_off, va, vb), HAVE_VALUES ? w.s3 : 0u,
+                           portion_start, portion_len);
+        else if (finish)
             clsort_os_finish(ku + ku_off, ka, vu + vu_off, va, portion_start, portion_len, state);
         return;
     }
