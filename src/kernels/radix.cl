@@ -277,6 +277,10 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* Seen on PoCL 3.1: after this barrier every work-item had work-item 0's
+     * lid, so all of them ran the part below (get_local_id(0) here instead
+     * ended in a segmentation fault there). Harmless while they all write the same
+     * words: this part must not change what it reads (constant_digit). */
     if (lid == 0) {
         if (phase == 1) {
             /* a bit varies if some image has it set and some has it clear */
