@@ -505,52 +505,47 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #endif
 }
 
-/* The plan's PASS_COPY (ALLOW_FOLD): this work-group's tile of the portion
- * copied from the pass's source to its destination, keys and values (or,
- * for argsort's first pass, the indices generated). */
-inline void clsort_os_copy(global const KEY_T *ks, global KEY_T *kd, global const VAL_T *vs,
-                           global VAL_T *vd, uint gen, idx_t portion_start, uint portion_len)
+/* A launch whose pass does not sort works tile by tile: this work-group's
+ * tile of the portion starts at *lo and has the count returned. */
+inline uint clsort_os_group_span(idx_t portion_start, uint portion_len, ulong *lo)
 {
     const ulong tile = (ulong)CLSORT_OS_WG * CLSORT_OS_ITEMS;
-    const ulong lo = (ulong)portion_start + get_group_id(0) * tile;
-    const ulong hi = min(lo + tile, (ulong)portion_start + portion_len);
-    if (lo >= hi)
-        return;
-    /* from the tile's start, with a 32-bit count: the loops vectorise on CPUs */
-    const uint cnt = (uint)(hi - lo);
-    global const KEY_T *s = ks + lo;
-    global KEY_T *d = kd + lo;
-    for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
-        d[j] = s[j];
-#if HAVE_VALUES
-    global VAL_T *dv = vd + lo;
-    if (gen) {
-        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
-            dv[j] = GEN_VALUE(1, lo + j, dv[j]);
-    } else {
-        global const VAL_T *sv = vs + lo;
-        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
-            dv[j] = sv[j];
-    }
-#endif
+    *lo = (ulong)portion_start + get_group_id(0) * tile;
+    const ulong hi = min(*lo + tile, (ulong)portion_start + portion_len);
+    return *lo < hi ? (uint)(hi - *lo) : 0u; /* a 32-bit count: the loops vectorise on CPUs */
 }
 
-/* The finish's work done by the last launch of a sort whose last pass is
- * skipped (finish = 1, the plan's ALLOW_FOLD): copy A back to U when one
- * pass ran, or write the identity permutation for argsort when none did;
- * each work-group its tile of the portion, so no finish launch follows. */
-inline void clsort_os_finish(global KEY_T *ku, global const KEY_T *ka, global VAL_T *vu,
-                             global const VAL_T *va, idx_t portion_start, uint portion_len,
-                             global const uint *state)
+/* What a launch does when its pass does not sort (active, src, dst, first:
+ * the pass's plan words): the plan's PASS_COPY (ALLOW_FOLD) copies its tile
+ * from the pass's source to its destination, keys and values (or argsort's
+ * generated indices); with finish = 1 (the last launch of a sort whose last
+ * pass is skipped) it does the finish's work for its tile: A back to U when
+ * one pass ran, or argsort's identity when none did. ku and vu: the
+ * caller's buffers at their offsets. */
+inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finish,
+                           global KEY_T *ku, global KEY_T *ka, global KEY_T *kb,
+                           global VAL_T *vu, global VAL_T *va, global VAL_T *vb,
+                           idx_t portion_start, uint portion_len, global const uint *state)
 {
-    const uint copy_back = state[ST_COPY_BACK], iota = state[ST_IOTA];
-    if (!copy_back && !iota)
-        return;
-    const ulong tile = (ulong)CLSORT_OS_WG * CLSORT_OS_ITEMS;
-    const ulong lo = (ulong)portion_start + get_group_id(0) * tile;
-    const ulong hi = min(lo + tile, (ulong)portion_start + portion_len);
-    for (ulong i = lo + get_local_id(0); i < hi; i += CLSORT_OS_WG)
-        clsort_finish_one(ku, ka, vu, va, (idx_t)i, copy_back);
+    ulong lo;
+    const uint cnt = clsort_os_group_span(portion_start, portion_len, &lo);
+    if (active == PASS_COPY) {
+        global const KEY_T *s = SELECT_BUF(si, ku, ka, kb) + lo;
+        global KEY_T *d = SELECT_BUF(di, ku, ka, kb) + lo;
+        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+            d[j] = s[j];
+#if HAVE_VALUES
+        global const VAL_T *sv = SELECT_BUF(si, vu, va, vb) + lo;
+        global VAL_T *dv = SELECT_BUF(di, vu, va, vb) + lo;
+        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+            dv[j] = GEN_VALUE(first, lo + j, sv[j]);
+#endif
+    } else if (finish) {
+        const uint copy_back = state[ST_COPY_BACK];
+        if (copy_back || state[ST_IOTA])
+            for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+                clsort_finish_one(ku, ka, vu, va, (idx_t)(lo + j), copy_back);
+    }
 }
 
 /* One pass over a portion of the input (see clsort_launch_pass). Digit d of
@@ -578,15 +573,12 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 #if CLSORT_OS_RANK == 0
     uint pass;
     if (!clsort_launch_pass(state, pass_arg, &pass)) {
-        const global uint *sc = state + ST_PASS(pass_arg == MSD_LAUNCH ? 0u : pass_arg);
-        if (pass_arg != MSD_LAUNCH && sc[ST_PASS_ACTIVE] == PASS_COPY)
-            clsort_os_copy(SELECT_BUF(sc[ST_PASS_SRC], ku + ku_off, ka, kb),
-                           SELECT_BUF(sc[ST_PASS_DST], ku + ku_off, ka, kb),
-                           SELECT_BUF(sc[ST_PASS_SRC], vu + vu_off, va, vb),
-                           SELECT_BUF(sc[ST_PASS_DST], vu + vu_off, va, vb),
-                           HAVE_VALUES ? sc[ST_PASS_FIRST] : 0u, portion_start, portion_len);
-        else if (finish)
-            clsort_os_finish(ku + ku_off, ka, vu + vu_off, va, portion_start, portion_len, state);
+        if (pass_arg != MSD_LAUNCH) {
+            const global uint *sc = state + ST_PASS(pass_arg);
+            clsort_os_idle(sc[ST_PASS_ACTIVE], sc[ST_PASS_SRC], sc[ST_PASS_DST],
+                           HAVE_VALUES ? sc[ST_PASS_FIRST] : 0u, finish, ku + ku_off, ka, kb,
+                           vu + vu_off, va, vb, portion_start, portion_len, state);
+        }
         return;
     }
     bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
@@ -611,14 +603,8 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const global uint *st = state + ST_PASS(pass);
     const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
     if (w.s0 != PASS_LSD) {
-        if (w.s0 == PASS_COPY)
-            clsort_os_copy(SELECT_BUF(w.s1, ku + ku_off, ka, kb),
-                           SELECT_BUF(w.s2, ku + ku_off, ka, kb),
-                           SELECT_BUF(w.s1, vu + vu_off, va, vb),
-                           SELECT_BUF(w.s2, vu + vu_off, va, vb), HAVE_VALUES ? w.s3 : 0u,
-                           portion_start, portion_len);
-        else if (finish)
-            clsort_os_finish(ku + ku_off, ka, vu + vu_off, va, portion_start, portion_len, state);
+        clsort_os_idle(w.s0, w.s1, w.s2, HAVE_VALUES ? w.s3 : 0u, finish, ku + ku_off, ka, kb,
+                       vu + vu_off, va, vb, portion_start, portion_len, state);
         return;
     }
     bases += bases_off;
