@@ -200,6 +200,10 @@ stage_scan() {
         --json "$OUT/scan_gpu.json" 2>&1 | tee "$OUT/scan_gpu.txt"
     ./$BUILD/clsort bench --device cpu --scan --sizes 1M,16M,64M --copy \
         --json "$OUT/scan_cpu.json" 2>&1 | tee "$OUT/scan_cpu.txt"
+    wait_builds
+    # CUB's DeviceScan::ExclusiveSum on the same sizes
+    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --reps 20 --scan ${SCAN_SIZES:-1M,16M,64M,256M} |
+        tee "$OUT/cub_scan.jsonl"
 }
 
 stage_examples() {

@@ -29,13 +29,16 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, clsort_pro
             return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                                "the device has no double precision for an f64 scan");
     }
+    const bool nvidia = ctx->facts.vendor == CLSORT_VENDOR_NVIDIA;
     char opts[512];
     snprintf(opts, sizeof opts,
              "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=4 -DCLSORT_KEY_KIND=0 -DCLSORT_VAL_BYTES=0 "
              "-DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=%d -DCLSORT_SCAN_T=%s -DCLSORT_SCAN_FP64=%d "
-             "-DCLSORT_SCAN_WG=%u -DCLSORT_SCAN_ITEMS=%u",
-             ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, scan_c_type(t),
-             t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg, ctx->tuning.scan_items);
+             "-DCLSORT_SCAN_WG=%u -DCLSORT_SCAN_ITEMS=%u -DCLSORT_SCAN_BYTES=%u "
+             "-DCLSORT_NV_SM70=%d",
+             nvidia ? 1 : 0, scan_c_type(t), t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg,
+             ctx->tuning.scan_items, (unsigned)clsort_type_size(t),
+             nvidia && ctx->facts.nv_cc_major >= 7 ? 1 : 0);
     static const char *const files[] = {"common.cl", "scan.cl"};
     return clsort_program_get(ctx, files, 2, opts, prog);
 }
@@ -92,10 +95,12 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
     (void)fn;
     const size_t tiles = div_up(n, block);
     if (ctx->tuning.scan_onepass && tiles < 0xfffffff0u) {
-        /* tile totals and prefixes, then the counter and the tile flags */
+        /* the tiles' states (portable: totals and prefixes; NVIDIA: flagged
+         * words, 2 * es bytes a tile as well), then the counter and the
+         * portable form's flags; all zero */
         const size_t vbytes = tiles * 2 * es, fwords = tiles + 1;
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCAN_SUMS, vbytes + fwords * 4, &sums));
-        CLSORT_TRY(clsort_fill(ctx, sums, vbytes, fwords * 4, seq));
+        CLSORT_TRY(clsort_fill(ctx, sums, 0, vbytes + fwords * 4, seq));
         cl_kernel k;
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_scan_onepass", &k));
         cl_ulong a_in = in_off, a_out = out_off, a_n = n, a_foff = vbytes / 4;

@@ -482,10 +482,14 @@ static bool scan_case(clsort_context *ctx, clsort_type t, size_t n, int inclusiv
 void test_scan(void)
 {
     /* both forms: reduce-then-scan and the single-pass look-back scan, the
-     * latter also with small tiles (many look-back windows) */
+     * latter also with small tiles (many look-back windows) and with runs
+     * of 12 and 16 elements (NVIDIA: tiles staged by 16-byte vectors; runs
+     * of 2 there: 8-byte sums by vectors, 4-byte ones element by element) */
     static const char *const tunings[] = {"scan_onepass=0", "scan_onepass=1",
-                                          "scan_onepass=1,scan_wg=32,scan_items=2"};
-    for (size_t v = 0; v < 3; v++) {
+                                          "scan_onepass=1,scan_wg=32,scan_items=2",
+                                          "scan_onepass=1,scan_items=16",
+                                          "scan_onepass=1,scan_wg=64,scan_items=12"};
+    for (size_t v = 0; v < 5; v++) {
         clsort_context *ctx = test_context(tunings[v]);
         if (!ctx)
             return;

@@ -4,6 +4,7 @@
 // Built by bench/gpu_run.sh where nvcc is present; not part of clsort.
 //
 // usage: cub_sort --cases u32,u32+4,... --sizes 1M,8M,... [--reps N]
+//        cub_sort [--reps N] --scan 1M,256M   (DeviceScan::ExclusiveSum, u32, u64, f32)
 // Prints one JSON object per line.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -204,6 +205,77 @@ static void run_batch(size_t count, size_t len, int reps)
     cudaFree(pk); cudaFree(wk); cudaFree(ok); cudaFree(offs);
 }
 
+/* CUB's DeviceScan::ExclusiveSum of n elements of T (in -> out), median
+ * ms over reps, checked against a host scan (integers exactly; floats to a
+ * relative 1e-3 of the running magnitude). */
+template <typename T> static double run_scan(size_t n, int reps, bool &ok)
+{
+    std::vector<T> h(n);
+    uint64_t x = g_seed ^ 0x5ca1ab1eull;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        h[i] = (T)((x >> 33) & 0xffff);
+    }
+    T *in, *out;
+    CK(cudaMalloc(&in, n * sizeof(T)));
+    CK(cudaMalloc(&out, n * sizeof(T)));
+    CK(cudaMemcpy(in, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    size_t temp = 0;
+    CK(cub::DeviceScan::ExclusiveSum(nullptr, temp, in, out, n));
+    void *dtemp;
+    CK(cudaMalloc(&dtemp, temp ? temp : 1));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < reps + 2; r++) {
+        CK(cudaEventRecord(e0));
+        CK(cub::DeviceScan::ExclusiveSum(dtemp, temp, in, out, n));
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (r >= 2)
+            ms.push_back(t);
+    }
+    std::vector<T> o(n);
+    CK(cudaMemcpy(o.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
+    ok = true;
+    const bool exact = (T)0.5 == 0; /* integers: exact, wrapping alike */
+    T acc = 0;
+    double dacc = 0;
+    for (size_t i = 0; i < n && ok; i++) {
+        const double d = (double)o[i] - dacc, m = dacc < 1 ? 1 : dacc;
+        if (exact ? o[i] != acc : (d > 1e-3 * m || d < -1e-3 * m))
+            ok = false;
+        acc += h[i];
+        dacc += (double)h[i];
+    }
+    cudaFree(in); cudaFree(out); cudaFree(dtemp);
+    cudaEventDestroy(e0); cudaEventDestroy(e1);
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+static void scans(const std::vector<size_t> &sizes, int reps)
+{
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    for (int t = 0; t < 3; t++)
+        for (size_t n : sizes) {
+            bool ok = false;
+            const double ms = t == 0 ? run_scan<uint32_t>(n, reps, ok)
+                              : t == 1 ? run_scan<uint64_t>(n, reps, ok)
+                                       : run_scan<float>(n, reps, ok);
+            const size_t es = t == 1 ? 8 : 4;
+            printf("{\"lib\": \"cub\", \"case\": \"scan %s\", \"device\": \"%s\", \"n\": %zu, "
+                   "\"ms\": %.6f, \"gb_per_s\": %.1f, \"correct\": %s}\n",
+                   t == 0 ? "u32" : t == 1 ? "u64" : "f32", prop.name, n, ms,
+                   2.0 * n * es / ms / 1e6, ok ? "true" : "false");
+            fflush(stdout);
+        }
+}
+
 int main(int argc, char **argv)
 {
     std::vector<std::string> cases;
@@ -230,7 +302,15 @@ int main(int argc, char **argv)
                 sizes.push_back(parse_size(x.c_str()));
         } else if (a == "--reps" && i + 1 < argc)
             reps = atoi(argv[++i]);
-        else if (a == "--seed" && i + 1 < argc)
+        else if (a == "--scan" && i + 1 < argc) {
+            /* DeviceScan::ExclusiveSum at these sizes, u32, u64 and f32 */
+            std::vector<std::string> s;
+            std::vector<size_t> ns;
+            split(argv[++i], s);
+            for (auto &x : s)
+                ns.push_back(parse_size(x.c_str()));
+            scans(ns, reps);
+        } else if (a == "--seed" && i + 1 < argc)
             g_seed = strtoull(argv[++i], nullptr, 10);
         else if (a == "--batch" && i + 1 < argc) {
             size_t count = 0, len = 0;

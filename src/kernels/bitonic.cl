@@ -200,13 +200,7 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
 #endif
 
 #if BT_WARP
-/* A key or index from lane (this lane ^ m) of the warp. */
-inline uint clsort_shfl_xor(uint v, uint m)
-{
-    uint r;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(m));
-    return r;
-}
+/* A key from lane (this lane ^ m) of the warp (indices: clsort_shfl_xor). */
 #if CLSORT_KEY_BYTES == 8
 inline KEY_T clsort_shfl_xor_key(KEY_T v, uint m)
 {

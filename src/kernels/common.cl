@@ -284,6 +284,20 @@ inline uint clsort_shfl(uint v, uint lane)
     asm volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(lane));
     return r;
 }
+inline uint clsort_shfl_xor(uint v, uint mask)
+{
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(mask));
+    return r;
+}
+/* The lanes whose p is true (vote.ballot). */
+inline uint clsort_ballot(uint p)
+{
+    uint m;
+    asm volatile("{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.ballot.sync.b32 %0, q, 0xffffffff; }"
+                 : "=r"(m) : "r"(p));
+    return m;
+}
 inline uint clsort_shfl_up(uint v, uint delta)
 {
     uint r;
