@@ -81,6 +81,33 @@ static size_t parse_size(const char *s)
 
 static unsigned long long g_seed = 20111; // --seed, as clsort bench
 
+/* The median of reps timed runs of work() (after two warm-up runs), each
+ * between two CUDA events; restore() runs before each, outside the events
+ * (it restores the input of an in-place sort). */
+template <typename R, typename W> static double median_ms(int reps, R restore, W work)
+{
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    std::vector<float> ms;
+    for (int r = 0; r < reps + 2; r++) {
+        restore();
+        CK(cudaEventRecord(e0));
+        work();
+        CK(cudaEventRecord(e1));
+        CK(cudaEventSynchronize(e1));
+        float t;
+        CK(cudaEventElapsedTime(&t, e0, e1));
+        if (r >= 2)
+            ms.push_back(t);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    std::sort(ms.begin(), ms.end());
+    const size_t m = ms.size();
+    return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
+}
+
 template <typename K, typename V>
 static double run(const Case &c, size_t n, int reps, bool &sorted)
 {
@@ -110,26 +137,19 @@ static double run(const Case &c, size_t n, int reps, bool &sorted)
         CK(cub::DeviceRadixSort::SortKeys(nullptr, temp, wk, ok, n, begin, end));
     void *dtemp;
     CK(cudaMalloc(&dtemp, temp));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int r = 0; r < reps + 2; r++) {
-        CK(cudaMemcpyAsync(wk, pk, n * sizeof(K), cudaMemcpyDeviceToDevice));
-        if (pairs)
-            CK(cudaMemcpyAsync(wv, pv, n * sizeof(V), cudaMemcpyDeviceToDevice));
-        CK(cudaEventRecord(e0));
-        if (pairs)
-            CK(cub::DeviceRadixSort::SortPairs(dtemp, temp, wk, ok, wv, ov, n, begin, end));
-        else
-            CK(cub::DeviceRadixSort::SortKeys(dtemp, temp, wk, ok, n, begin, end));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float t;
-        CK(cudaEventElapsedTime(&t, e0, e1));
-        if (r >= 2)
-            ms.push_back(t);
-    }
+    const double median = median_ms(
+        reps,
+        [&] {
+            CK(cudaMemcpyAsync(wk, pk, n * sizeof(K), cudaMemcpyDeviceToDevice));
+            if (pairs)
+                CK(cudaMemcpyAsync(wv, pv, n * sizeof(V), cudaMemcpyDeviceToDevice));
+        },
+        [&] {
+            if (pairs)
+                CK(cub::DeviceRadixSort::SortPairs(dtemp, temp, wk, ok, wv, ov, n, begin, end));
+            else
+                CK(cub::DeviceRadixSort::SortKeys(dtemp, temp, wk, ok, n, begin, end));
+        });
     std::vector<K> out(n);
     CK(cudaMemcpy(out.data(), ok, n * sizeof(K), cudaMemcpyDeviceToHost));
     K mask = 0;
@@ -143,9 +163,7 @@ static double run(const Case &c, size_t n, int reps, bool &sorted)
         }
     cudaFree(pk); cudaFree(wk); cudaFree(ok); cudaFree(dtemp);
     if (pairs) { cudaFree(pv); cudaFree(wv); cudaFree(ov); }
-    std::sort(ms.begin(), ms.end());
-    size_t m = ms.size();
-    return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
+    return median;
 }
 
 // Zucchi's batch with DeviceSegmentedRadixSort and DeviceSegmentedSort.
@@ -165,9 +183,6 @@ static void run_batch(size_t count, size_t len, int reps)
     CK(cudaMalloc(&offs, (count + 1) * sizeof(int)));
     CK(cudaMemcpy(pk, hk.data(), n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(offs, ho.data(), (count + 1) * sizeof(int), cudaMemcpyHostToDevice));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     for (int which = 0; which < 2; which++) {
         size_t temp = 0;
         if (which == 0)
@@ -178,28 +193,20 @@ static void run_batch(size_t count, size_t len, int reps)
                                                   offs + 1));
         void *dtemp;
         CK(cudaMalloc(&dtemp, temp ? temp : 1));
-        std::vector<float> ms;
-        for (int r = 0; r < reps + 2; r++) {
-            CK(cudaMemcpyAsync(wk, pk, n * 4, cudaMemcpyDeviceToDevice));
-            CK(cudaEventRecord(e0));
-            if (which == 0)
-                CK(cub::DeviceSegmentedRadixSort::SortKeys(dtemp, temp, wk, ok, (int)n, (int)count,
-                                                           offs, offs + 1));
-            else
-                CK(cub::DeviceSegmentedSort::SortKeys(dtemp, temp, wk, ok, (int)n, (int)count, offs,
-                                                      offs + 1));
-            CK(cudaEventRecord(e1));
-            CK(cudaEventSynchronize(e1));
-            float t;
-            CK(cudaEventElapsedTime(&t, e0, e1));
-            if (r >= 2)
-                ms.push_back(t);
-        }
-        std::sort(ms.begin(), ms.end());
+        const double median = median_ms(
+            reps, [&] { CK(cudaMemcpyAsync(wk, pk, n * 4, cudaMemcpyDeviceToDevice)); },
+            [&] {
+                if (which == 0)
+                    CK(cub::DeviceSegmentedRadixSort::SortKeys(dtemp, temp, wk, ok, (int)n,
+                                                               (int)count, offs, offs + 1));
+                else
+                    CK(cub::DeviceSegmentedSort::SortKeys(dtemp, temp, wk, ok, (int)n, (int)count,
+                                                          offs, offs + 1));
+            });
         printf("{\"lib\": \"cub\", \"case\": \"batch %s\", \"count\": %zu, \"length\": %zu, "
                "\"ms\": %.6f}\n",
                which == 0 ? "DeviceSegmentedRadixSort" : "DeviceSegmentedSort", count, len,
-               ms[ms.size() / 2]);
+               median);
         cudaFree(dtemp);
     }
     cudaFree(pk); cudaFree(wk); cudaFree(ok); cudaFree(offs);
@@ -224,20 +231,8 @@ template <typename T> static double run_scan(size_t n, int reps, bool &ok)
     CK(cub::DeviceScan::ExclusiveSum(nullptr, temp, in, out, n));
     void *dtemp;
     CK(cudaMalloc(&dtemp, temp ? temp : 1));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    std::vector<float> ms;
-    for (int r = 0; r < reps + 2; r++) {
-        CK(cudaEventRecord(e0));
-        CK(cub::DeviceScan::ExclusiveSum(dtemp, temp, in, out, n));
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float t;
-        CK(cudaEventElapsedTime(&t, e0, e1));
-        if (r >= 2)
-            ms.push_back(t);
-    }
+    const double median = median_ms(
+        reps, [] {}, [&] { CK(cub::DeviceScan::ExclusiveSum(dtemp, temp, in, out, n)); });
     std::vector<T> o(n);
     CK(cudaMemcpy(o.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
     ok = true;
@@ -252,9 +247,7 @@ template <typename T> static double run_scan(size_t n, int reps, bool &ok)
         dacc += (double)h[i];
     }
     cudaFree(in); cudaFree(out); cudaFree(dtemp);
-    cudaEventDestroy(e0); cudaEventDestroy(e1);
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
+    return median;
 }
 
 static void scans(const std::vector<size_t> &sizes, int reps)
