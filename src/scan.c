@@ -43,6 +43,28 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, clsort_pro
     return clsort_program_get(ctx, files, 2, opts, prog);
 }
 
+/* Bytes of local memory the scan kernels of this shape declare (scan.cl):
+ * the tile (padded), the group scan's scratch, the look-back's window. */
+static size_t scan_local_bytes(const clsort_context *ctx, size_t es)
+{
+    const size_t wg = ctx->tuning.scan_wg, block = wg * ctx->tuning.scan_items;
+    size_t leaves = 1;
+    while (leaves < wg)
+        leaves *= 2;
+    const size_t group_scan = (leaves + leaves / 16 + 1) * es; /* SCAN_LOCAL_WORDS */
+    const size_t tile = (block + block / 32) * es;
+    if (!ctx->tuning.scan_onepass)
+        return tile + group_scan; /* clsort_scan_blocks; the reduce needs less */
+    if (ctx->facts.vendor == CLSORT_VENDOR_NVIDIA && wg % 32 == 0) {
+        const size_t vec = 16 / es; /* elements of a 16-byte vector */
+        const size_t vtile = ctx->tuning.scan_items % vec == 0
+                                 ? ((block + block / 32 * vec) * es + 15) / 16 * 16
+                                 : tile;
+        return vtile + wg / 32 * es + 4 + es;
+    }
+    return tile + group_scan + wg * (es + 4) + 12 + es;
+}
+
 /* Scans in[0..n) into out, recursively scanning the block sums kept in
  * sums[at..]. */
 static clsort_status scan_level(clsort_context *ctx, clsort_program *prog, size_t es, cl_mem in,
@@ -87,12 +109,18 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
                                   size_t in_off, cl_mem out, size_t out_off, size_t n,
                                   int inclusive, clsort_seq *seq)
 {
+    const size_t es = clsort_type_size(type);
+    const size_t lbytes = scan_local_bytes(ctx, es);
+    if (lbytes > ctx->facts.local_mem_bytes)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
+                           "%s: a scan tile of scan_wg=%u x scan_items=%u %s elements needs %zu "
+                           "bytes of local memory, the device has %zu",
+                           fn, ctx->tuning.scan_wg, ctx->tuning.scan_items, clsort_type_name(type),
+                           lbytes, (size_t)ctx->facts.local_mem_bytes);
     clsort_program *prog;
     CLSORT_TRY(scan_program(ctx, type, &prog));
-    const size_t es = clsort_type_size(type);
     const size_t block = (size_t)ctx->tuning.scan_wg * ctx->tuning.scan_items;
     cl_mem sums;
-    (void)fn;
     const size_t tiles = div_up(n, block);
     if (ctx->tuning.scan_onepass && tiles < 0xfffffff0u) {
         /* the tiles' states (portable: totals and prefixes; NVIDIA: flagged
