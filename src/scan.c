@@ -20,7 +20,8 @@ static const char *scan_c_type(clsort_type t)
     }
 }
 
-static clsort_status scan_program(clsort_context *ctx, clsort_type t, clsort_program **prog)
+static clsort_status scan_program(clsort_context *ctx, clsort_type t, unsigned items,
+                                  clsort_program **prog)
 {
     if (t == CLSORT_F64) {
         cl_device_fp_config fp = 0;
@@ -36,42 +37,57 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, clsort_pro
              "-DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=%d -DCLSORT_SCAN_T=%s -DCLSORT_SCAN_FP64=%d "
              "-DCLSORT_SCAN_WG=%u -DCLSORT_SCAN_ITEMS=%u -DCLSORT_SCAN_BYTES=%u "
              "-DCLSORT_NV_SM70=%d",
-             nvidia ? 1 : 0, scan_c_type(t), t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg,
-             ctx->tuning.scan_items, (unsigned)clsort_type_size(t),
+             nvidia ? 1 : 0, scan_c_type(t), t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg, items,
+             (unsigned)clsort_type_size(t),
              nvidia && ctx->facts.nv_cc_major >= 7 ? 1 : 0);
     static const char *const files[] = {"common.cl", "scan.cl"};
     return clsort_program_get(ctx, files, 2, opts, prog);
 }
 
-/* Bytes of local memory the scan kernels of this shape declare (scan.cl):
- * the tile (padded), the group scan's scratch, the look-back's window. */
-static size_t scan_local_bytes(const clsort_context *ctx, size_t es)
+/* Bytes of local memory the scan program's kernels declare (scan.cl) for
+ * tiles of scan_wg x items elements of es bytes: the most of
+ * clsort_scan_blocks (the tile, padded, and the group scan's scratch; the
+ * reduce needs less) and clsort_scan_onepass in its form for the device
+ * (one program holds them all, and a device may compile them all). */
+static size_t scan_local_bytes(const clsort_context *ctx, size_t es, size_t items)
 {
-    const size_t wg = ctx->tuning.scan_wg, block = wg * ctx->tuning.scan_items;
+    const size_t wg = ctx->tuning.scan_wg, block = wg * items;
     size_t leaves = 1;
     while (leaves < wg)
         leaves *= 2;
     const size_t group_scan = (leaves + leaves / 16 + 1) * es; /* SCAN_LOCAL_WORDS */
     const size_t tile = (block + block / 32) * es;
-    if (!ctx->tuning.scan_onepass)
-        return tile + group_scan; /* clsort_scan_blocks; the reduce needs less */
+    const size_t blocks = tile + group_scan;
+    size_t onepass;
     if (ctx->facts.vendor == CLSORT_VENDOR_NVIDIA && wg % 32 == 0) {
         const size_t vec = 16 / es; /* elements of a 16-byte vector */
-        const size_t vtile = ctx->tuning.scan_items % vec == 0
-                                 ? ((block + block / 32 * vec) * es + 15) / 16 * 16
-                                 : tile;
-        return vtile + wg / 32 * es + 4 + es;
+        const size_t vtile =
+            items % vec == 0 ? ((block + block / 32 * vec) * es + 15) / 16 * 16 : tile;
+        onepass = vtile + wg / 32 * es + 4 + es;
+    } else {
+        onepass = tile + group_scan + wg * (es + 4) + 12 + es;
     }
-    return tile + group_scan + wg * (es + 4) + 12 + es;
+    return blocks > onepass ? blocks : onepass;
+}
+
+/* Elements per work-item: scan_items, or fewer until the program's local
+ * memory fits the device's (as the radix sort does for its tiles); 0 when
+ * not even one fits. */
+static unsigned scan_items_fit(const clsort_context *ctx, size_t es)
+{
+    unsigned items = ctx->tuning.scan_items;
+    while (items > 0 && scan_local_bytes(ctx, es, items) > ctx->facts.local_mem_bytes)
+        items--;
+    return items;
 }
 
 /* Scans in[0..n) into out, recursively scanning the block sums kept in
  * sums[at..]. */
-static clsort_status scan_level(clsort_context *ctx, clsort_program *prog, size_t es, cl_mem in,
+static clsort_status scan_level(clsort_context *ctx, clsort_program *prog, size_t block, cl_mem in,
                                 size_t in_off, cl_mem out, size_t out_off, size_t n,
                                 int inclusive, cl_mem sums, size_t at, clsort_seq *seq)
 {
-    const size_t wg = ctx->tuning.scan_wg, block = wg * ctx->tuning.scan_items;
+    const size_t wg = ctx->tuning.scan_wg;
     const size_t nb = div_up(n, block);
     cl_kernel kr, kb;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_scan_reduce", &kr));
@@ -84,12 +100,11 @@ static clsort_status scan_level(clsort_context *ctx, clsort_program *prog, size_
                            CLSORT_ARG(a_at)};
         CLSORT_TRY(clsort_set_args(ctx, kr, "clsort_scan_reduce", ra, 5));
         CLSORT_TRY(clsort_launch(ctx, kr, "clsort_scan_reduce", nb * wg, wg, seq));
-        CLSORT_TRY(scan_level(ctx, prog, es, sums, at, sums, at, nb, 0, sums, at + nb, seq));
+        CLSORT_TRY(scan_level(ctx, prog, block, sums, at, sums, at, nb, 0, sums, at + nb, seq));
     }
     clsort_arg ba[] = {CLSORT_ARG(in),   CLSORT_ARG(a_in),      CLSORT_ARG(out),
                        CLSORT_ARG(a_out), CLSORT_ARG(a_n),      CLSORT_ARG(sums),
                        CLSORT_ARG(a_at), CLSORT_ARG(use_carry), CLSORT_ARG(incl)};
-    (void)es;
     CLSORT_TRY(clsort_set_args(ctx, kb, "clsort_scan_blocks", ba, 9));
     return clsort_launch(ctx, kb, "clsort_scan_blocks", nb * wg, wg, seq);
 }
@@ -110,16 +125,16 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
                                   int inclusive, clsort_seq *seq)
 {
     const size_t es = clsort_type_size(type);
-    const size_t lbytes = scan_local_bytes(ctx, es);
-    if (lbytes > ctx->facts.local_mem_bytes)
+    const unsigned items = scan_items_fit(ctx, es);
+    if (!items)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
-                           "%s: a scan tile of scan_wg=%u x scan_items=%u %s elements needs %zu "
-                           "bytes of local memory, the device has %zu",
-                           fn, ctx->tuning.scan_wg, ctx->tuning.scan_items, clsort_type_name(type),
-                           lbytes, (size_t)ctx->facts.local_mem_bytes);
+                           "%s: scans of %s in work-groups of scan_wg=%u need %zu bytes of local "
+                           "memory even at one element per work-item; the device has %zu",
+                           fn, clsort_type_name(type), ctx->tuning.scan_wg,
+                           scan_local_bytes(ctx, es, 1), (size_t)ctx->facts.local_mem_bytes);
     clsort_program *prog;
-    CLSORT_TRY(scan_program(ctx, type, &prog));
-    const size_t block = (size_t)ctx->tuning.scan_wg * ctx->tuning.scan_items;
+    CLSORT_TRY(scan_program(ctx, type, items, &prog));
+    const size_t block = (size_t)ctx->tuning.scan_wg * items;
     cl_mem sums;
     const size_t tiles = div_up(n, block);
     if (ctx->tuning.scan_onepass && tiles < 0xfffffff0u) {
@@ -141,7 +156,7 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
                              ctx->tuning.scan_wg, seq);
     }
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCAN_SUMS, sums_needed(n, block) * es, &sums));
-    return scan_level(ctx, prog, es, in, in_off, out, out_off, n, inclusive, sums, 0, seq);
+    return scan_level(ctx, prog, block, in, in_off, out, out_off, n, inclusive, sums, 0, seq);
 }
 
 static clsort_status scan_check(clsort_context *ctx, const char *fn, clsort_type type, size_t n)

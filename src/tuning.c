@@ -251,7 +251,7 @@ static const field fields[] = {
     F(sel_wg, 1, 1024, "selection sort work-group size"),
     F(sel_block, 1, 65536, "selection sort keys staged in local memory per round"),
     F(scan_wg, 1, 1024, "scan work-group size"),
-    F(scan_items, 1, 256, "scan elements per work-item"),
+    F(scan_items, 1, 256, "scan elements per work-item (fewer where the device's local memory is short)"),
     F(scan_onepass, 0, 1, "1: single-pass look-back scan; 0: reduce, scan the sums, scan"),
 };
 #undef F
