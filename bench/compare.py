@@ -52,6 +52,39 @@ def fmt_rate(mk):
     return f"{mk / 1000:.2f} G" if mk >= 1000 else f"{mk:.0f} M"
 
 
+def emit_table(lines, md):
+    """Prints the table's lines, and writes them to md when given."""
+    table = "\n".join(lines)
+    print(table)
+    if md:
+        with open(md, "w") as f:
+            f.write(table + "\n")
+
+
+def pyplot():
+    """matplotlib.pyplot with a file backend, or None (and a note) without it."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("compare.py: no matplotlib, no plot", file=sys.stderr)
+        return None
+    return plt
+
+
+def save_rate_plot(fig, ax, a):
+    """Axes of a rate-against-n plot (log n, GKeys/s), saved to a.png."""
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("n (keys)")
+    ax.set_ylabel("GKeys/s")
+    ax.set_title(a.title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(a.png, dpi=110)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--clsort")
@@ -89,18 +122,10 @@ def main():
             f"| {r['case']} | {r['n']} | {r['ms']:.3f} | {fmt_rate(r['mkeys_per_s'])}{check} | "
             + (f"{c['ms']:.3f} | {fmt_rate(c['mkeys_per_s'])} | " if c else "| | ")
             + f"{ratio} | {limit} |")
-    table = "\n".join(lines)
-    print(table)
-    if a.md:
-        with open(a.md, "w") as f:
-            f.write(table + "\n")
+    emit_table(lines, a.md)
     if a.png:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("compare.py: no matplotlib, no plot", file=sys.stderr)
+        plt = pyplot()
+        if not plt:
             return
         fig, ax = plt.subplots(figsize=(8, 5))
         cases = sorted({r["case"] for r in ours})
@@ -113,14 +138,7 @@ def main():
             if cpts:
                 ax.plot([p[0] for p in cpts], [p[1] / 1e3 for p in cpts], "s--",
                         color=line.get_color(), label=f"CUB {case}")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("n (keys)")
-        ax.set_ylabel("GKeys/s")
-        ax.set_title(a.title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(a.png, dpi=110)
+        save_rate_plot(fig, ax, a)
 
 
 def plot_peers(ax, peers):
@@ -159,32 +177,17 @@ def cpu_table(a, ours, peers):
             else:
                 cells += ["", ""]
         lines.append("| " + " | ".join(cells) + " |")
-    table = "\n".join(lines)
-    print(table)
-    if a.md:
-        with open(a.md, "w") as f:
-            f.write(table + "\n")
+    emit_table(lines, a.md)
     if a.png:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("compare.py: no matplotlib, no plot", file=sys.stderr)
+        plt = pyplot()
+        if not plt:
             return
         fig, ax = plt.subplots(figsize=(8, 5))
         for case in sorted({r["case"] for r in ours}):
             pts = sorted((r["n"], r["mkeys_per_s"]) for r in ours if r["case"] == case)
             ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], "o-", label=f"clsort {case}")
         plot_peers(ax, peers)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("n (keys)")
-        ax.set_ylabel("GKeys/s")
-        ax.set_title(a.title)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(a.png, dpi=110)
+        save_rate_plot(fig, ax, a)
 
 
 def scaling(a):
@@ -198,18 +201,10 @@ def scaling(a):
         c, i = r["clsort_ms"], r.get("ips4o_ms")
         lines.append(f"| {r['threads']} | {r['copy_gbs'] or ''} | {c:.1f} | {fmt_rate(n / c / 1e3)} | "
                      f"{base / c:.1f}x | " + (f"{i:.1f} | {fmt_rate(n / i / 1e3)} | {i / c:.2f}x |" if i else "| | |"))
-    table = "\n".join(lines)
-    print(table)
-    if a.md:
-        with open(a.md, "w") as f:
-            f.write(table + "\n")
+    emit_table(lines, a.md)
     if a.png:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("compare.py: no matplotlib, no plot", file=sys.stderr)
+        plt = pyplot()
+        if not plt:
             return
         fig, ax = plt.subplots(figsize=(7, 4.5))
         t = [r["threads"] for r in rows]
