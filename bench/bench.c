@@ -489,6 +489,31 @@ clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, si
     return st;
 }
 
+clsort_status bench_run_one(const char *device, const char *tuning, const bench_case *c, size_t n,
+                            int min_reps, double min_seconds, int qsort, uint64_t seed,
+                            bench_row *row, char *err, size_t errsize)
+{
+    bench_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.device = device;
+    cfg.tuning = tuning;
+    cfg.sizes = &n;
+    cfg.nsizes = 1;
+    cfg.cases = c;
+    cfg.ncases = 1;
+    cfg.min_reps = min_reps;
+    cfg.min_seconds = min_seconds;
+    cfg.qsort = qsort;
+    cfg.seed = seed;
+    size_t nr = 0;
+    clsort_status st = bench_run(&cfg, row, 1, &nr, err, errsize);
+    if (st == CLSORT_SUCCESS && nr != 1) {
+        snprintf(err, errsize, "the benchmark gave no result");
+        st = CLSORT_ERROR_INTERNAL;
+    }
+    return st;
+}
+
 void bench_print(FILE *f, const bench_row *rows, size_t nrows)
 {
     if (nrows)
@@ -613,22 +638,10 @@ clsort_status bench_algorithms(const char *device, const char *tuning, unsigned 
             if (sel && l > sel_log2_max)
                 continue;
             bench_case c = {"u32+4", CLSORT_U32, 4, 0, 0, DATA_UNIFORM, algos[a], 0};
-            size_t n = (size_t)1 << l;
-            bench_config cfg;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.device = device;
-            cfg.tuning = tuning;
-            cfg.sizes = &n;
-            cfg.nsizes = 1;
-            cfg.cases = &c;
-            cfg.ncases = 1;
-            cfg.min_reps = 3;
-            cfg.min_seconds = 0.1;
-            cfg.seed = 20111;
+            const size_t n = (size_t)1 << l;
             bench_row row;
-            size_t nr = 0;
-            st = bench_run(&cfg, &row, 1, &nr, err, errsize);
-            if (st == CLSORT_SUCCESS && nr == 1) {
+            st = bench_run_one(device, tuning, &c, n, 3, 0.1, 0, 20111, &row, err, errsize);
+            if (st == CLSORT_SUCCESS) {
                 rate[a * nl + (l - log2_min)] = row.correct ? row.mkeys : -1;
                 snprintf(dev, sizeof dev, "%s", row.device);
                 if (json)
@@ -670,23 +683,10 @@ clsort_status bench_algorithms(const char *device, const char *tuning, unsigned 
         double cpu_ms = 0;
         for (size_t a = 0; a < sizeof balgos / sizeof balgos[0] && st == CLSORT_SUCCESS; a++) {
             bench_case c = {"batch", CLSORT_U32, 0, 0, 0, DATA_UNIFORM, balgos[a], batch_len};
-            size_t n = batch_count * batch_len;
-            bench_config cfg;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.device = device;
-            cfg.tuning = tuning;
-            cfg.sizes = &n;
-            cfg.nsizes = 1;
-            cfg.cases = &c;
-            cfg.ncases = 1;
-            cfg.min_reps = 5;
-            cfg.min_seconds = 0.2;
-            cfg.qsort = a == 0;
-            cfg.seed = 20131;
+            const size_t n = batch_count * batch_len;
             bench_row row;
-            size_t nr = 0;
-            st = bench_run(&cfg, &row, 1, &nr, err, errsize);
-            if (st != CLSORT_SUCCESS || nr != 1)
+            st = bench_run_one(device, tuning, &c, n, 5, 0.2, a == 0, 20131, &row, err, errsize);
+            if (st != CLSORT_SUCCESS)
                 break;
             if (a == 0)
                 cpu_ms = row.qsort_ms;

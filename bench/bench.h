@@ -75,6 +75,12 @@ double bench_copy_bandwidth(const char *device, char *err, size_t errsize);
 clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, size_t *nrows,
                         char *err, size_t errsize);
 
+/* bench_run of one case at one size (the other settings as their zero in
+ * bench_config); *row is set when it returns CLSORT_SUCCESS. */
+clsort_status bench_run_one(const char *device, const char *tuning, const bench_case *c, size_t n,
+                            int min_reps, double min_seconds, int qsort, uint64_t seed,
+                            bench_row *row, char *err, size_t errsize);
+
 void bench_print(FILE *f, const bench_row *rows, size_t nrows);
 
 /* `clsort bench --algorithms`: Bainville's table (rate against log2 N for

@@ -452,22 +452,11 @@ static int cmd_tune(int argc, char **argv)
     for (size_t i = 0; i < nspec; i++) {
         snprintf(res[i].spec, sizeof res[i].spec, "%s%s%s", base ? base : "", base ? "," : "",
                  specs[i]);
-        bench_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.device = device;
-        cfg.tuning = res[i].spec;
-        cfg.sizes = &n;
-        cfg.nsizes = 1;
-        cfg.cases = &bc;
-        cfg.ncases = 1;
-        cfg.min_reps = 5;
-        cfg.min_seconds = 0.2;
-        cfg.seed = 20111;
         bench_row row;
-        size_t nrow = 0;
         char err[4096];
-        clsort_status s = bench_run(&cfg, &row, 1, &nrow, err, sizeof err);
-        res[i].ok = s == CLSORT_SUCCESS && nrow == 1 && row.correct;
+        clsort_status s =
+            bench_run_one(device, res[i].spec, &bc, n, 5, 0.2, 0, 20111, &row, err, sizeof err);
+        res[i].ok = s == CLSORT_SUCCESS && row.correct;
         res[i].ms = res[i].ok ? row.ms : 0;
         if (res[i].ok)
             printf("  %9.3f ms %9.1f MKeys/s  %s\n", row.ms, row.mkeys, res[i].spec);
