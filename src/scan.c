@@ -30,16 +30,13 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, unsigned i
             return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                                "the device has no double precision for an f64 scan");
     }
-    const bool nvidia = ctx->facts.vendor == CLSORT_VENDOR_NVIDIA;
     char opts[512];
     snprintf(opts, sizeof opts,
              "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=4 -DCLSORT_KEY_KIND=0 -DCLSORT_VAL_BYTES=0 "
              "-DCLSORT_INDEX64=0 -DCLSORT_NVIDIA=%d -DCLSORT_SCAN_T=%s -DCLSORT_SCAN_FP64=%d "
-             "-DCLSORT_SCAN_WG=%u -DCLSORT_SCAN_ITEMS=%u -DCLSORT_SCAN_BYTES=%u "
-             "-DCLSORT_NV_SM70=%d",
-             nvidia ? 1 : 0, scan_c_type(t), t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg, items,
-             (unsigned)clsort_type_size(t),
-             nvidia && ctx->facts.nv_cc_major >= 7 ? 1 : 0);
+             "-DCLSORT_SCAN_WG=%u -DCLSORT_SCAN_ITEMS=%u -DCLSORT_SCAN_BYTES=%u",
+             ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, scan_c_type(t),
+             t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg, items, (unsigned)clsort_type_size(t));
     static const char *const files[] = {"common.cl", "scan.cl"};
     return clsort_program_get(ctx, files, 2, opts, prog);
 }
