@@ -154,7 +154,7 @@ typedef enum clsort_slot {
     CLSORT_SLOT_BT_OUT_VALS,
     CLSORT_SLOT_SEG_OFFSETS, /* device copy of host segment offsets */
     CLSORT_SLOT_SCAN_SUMS,   /* scan: block sums of every level */
-    CLSORT_SLOT_SYNC,        /* radix: the fused start's counters, zero between sorts */
+    CLSORT_SLOT_SYNC,        /* radix: the counts and the fused start's counter, zero between sorts */
     CLSORT_SLOT_COUNT
 } clsort_slot;
 
@@ -165,6 +165,7 @@ clsort_status clsort_pool_get(clsort_context *ctx, clsort_slot slot, size_t byte
  * it zero again after each use). */
 clsort_status clsort_pool_get_zeroed(clsort_context *ctx, clsort_slot slot, size_t bytes,
                                      cl_mem *out);
+void clsort_pool_drop(clsort_context *ctx, clsort_slot slot);
 void clsort_pool_release(clsort_context *ctx);
 size_t clsort_pool_bytes(const clsort_context *ctx);
 

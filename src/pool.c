@@ -78,14 +78,21 @@ clsort_status clsort_pool_get_zeroed(clsort_context *ctx, clsort_slot slot, size
     return pool_get(ctx, slot, bytes, true, out);
 }
 
+/* Lets go of one slot's buffer (the next get makes a new one): for a slot
+ * whose contents a failed call may have left wrong, such as the sync
+ * slot's counts, which must be zero between sorts. */
+void clsort_pool_drop(clsort_context *ctx, clsort_slot slot)
+{
+    if (ctx->pool[slot])
+        clReleaseMemObject(ctx->pool[slot]);
+    ctx->pool[slot] = NULL;
+    ctx->pool_size[slot] = 0;
+}
+
 void clsort_pool_release(clsort_context *ctx)
 {
-    for (int i = 0; i < CLSORT_SLOT_COUNT; i++) {
-        if (ctx->pool[i])
-            clReleaseMemObject(ctx->pool[i]);
-        ctx->pool[i] = NULL;
-        ctx->pool_size[i] = 0;
-    }
+    for (int i = 0; i < CLSORT_SLOT_COUNT; i++)
+        clsort_pool_drop(ctx, (clsort_slot)i);
 }
 
 size_t clsort_pool_bytes(const clsort_context *ctx)

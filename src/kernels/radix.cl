@@ -169,22 +169,23 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
  * bitwords[0..4) (low and high halves of each), from which the first plan
  * of MSD order learns which digits vary. With gated it does nothing unless
  * that plan left the decision pending (ST_PENDING). With zero_vec > 0 it
- * also zeroes that many 16-byte words at counts + zero_off (the look-back
- * areas of the passes to come). */
+ * also zeroes that many 16-byte words at zero + zero_off (the onesweep
+ * passes' look-back areas, and where the counts are kept apart, the tile
+ * counters too): not the counts it adds to. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
                           uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
                           global uint *counts, ulong counts_off, global uint *bitwords,
                           ulong bits_off, uint want_bits, global const uint *state, uint gated,
-                          ulong zero_off, ulong zero_vec)
+                          global uint *zero, ulong zero_off, ulong zero_vec)
 {
     local uint h[MAX_PASSES * RADIX];
     if (gated && !state[ST_PENDING])
         return;
     if (zero_vec) {
-        /* zero_vec 16-byte words at counts + zero_off (the onesweep passes'
-         * look-back areas), a contiguous part per work-group */
-        global uint4 *z = (global uint4 *)(counts + zero_off);
+        /* zero_vec 16-byte words at zero + zero_off, a contiguous part per
+         * work-group */
+        global uint4 *z = (global uint4 *)(zero + zero_off);
         const ulong per = (zero_vec + get_num_groups(0) - 1) / get_num_groups(0);
         const ulong z0 = get_group_id(0) * per, z1 = min(z0 + per, zero_vec);
         for (ulong e = z0 + get_local_id(0); e < z1; e += CLSORT_HIST_WG)
@@ -235,10 +236,14 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * complements) to tell the constant digits; it chooses MSD order when the
  * top pass is the top active one and spreads the keys, and otherwise leaves
  * ST_PENDING set for phase 2, which runs (after the other passes have been
- * counted) only then, as phase 0. */
-inline void clsort_plan(global const uint *counts, uint portions, uint passes, idx_t n,
+ * counted) only then, as phase 0.
+ *
+ * clear (phase 0 with msd_max 0 only, where nothing reads a count after its
+ * base is made): each work-item zeroes the counts it has read, so that they
+ * are zero again for the next sort's upfront count (no fill before it). */
+inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
                         uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
-                        idx_t msd_max, uint phase, global const uint *bitwords,
+                        idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
                         global uint *state, global idx_t *bases, local idx_t *s,
                         local uint *constant_digit)
 {
@@ -271,6 +276,8 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
                     uint c = counts[(q * passes + p) * RADIX + d];
                     bases[(q * passes + p) * RADIX + d] = b;
                     b += c;
+                    if (clear)
+                        counts[(q * passes + p) * RADIX + d] = 0;
                 }
                 run = b;
             }
@@ -357,18 +364,20 @@ inline void clsort_plan(global const uint *counts, uint portions, uint passes, i
     }
 }
 
+/* counts at counts + counts_off; clear: see clsort_plan */
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
-void clsort_radix_plan(global const uint *counts, uint portions, uint passes, idx_t n,
+void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uint passes, idx_t n,
                        uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
-                       idx_t msd_max, uint phase, global const uint *bitwords, ulong bits_off,
-                       global uint *state, global idx_t *bases)
+                       idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
+                       ulong bits_off, global uint *state, global idx_t *bases)
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
     if (phase == 2 && !state[ST_PENDING])
         return;
-    clsort_plan(counts, portions, passes, n, begin_bit, end_bit, allow_skip, gen_index, msd_max,
-                phase, bitwords + bits_off, state, bases, s, constant_digit);
+    clsort_plan(counts + counts_off, portions, passes, n, begin_bit, end_bit, allow_skip,
+                gen_index, msd_max, phase, clear && phase == 0 && msd_max == 0,
+                bitwords + bits_off, state, bases, s, constant_digit);
 }
 
 /* The plan of a one-portion sort from its counts h (local, passes * RADIX
@@ -382,7 +391,7 @@ inline void clsort_plan_from_local(local const uint *h, idx_t n, uint passes, ui
     FOR_EACH_LOCAL(e, passes * RADIX)
         counts[e] = h[e];
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, counts,
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, 0, counts,
                 state, bases, s, constant_digit);
 }
 
@@ -451,7 +460,8 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
 }
 
 /* sync words of clsort_radix_upfront_plan (a buffer of its own, all zero
- * between sorts) */
+ * between sorts; radix.c keeps the counts of the sorts without the fused
+ * start there as well, from SYNC_COUNTS on, and their plan clears them) */
 #define SYNC_DONE 0   /* work-groups that have signed off */
 #define SYNC_COUNTS 1 /* then passes * RADIX running counts */
 
