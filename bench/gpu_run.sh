@@ -7,12 +7,13 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab trace pack
+#        bitonic cpushapes cpuprofile ab abrev trace pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
-#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT; for trace:
+#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT; for abrev also
+#        AB_OLD_DIR (another revision's tree); for trace:
 #        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
 #        TRACE_DIRS (kernel source directories, default src/kernels)
 # The device tool brings back at most 8 files: end with the pack stage,
@@ -237,6 +238,38 @@ stage_ab() {
                 --cases "${AB_CASES:-u32}" --sizes "${AB_SIZES:-32M,256M}" --no-qsort --min-reps 10 \
                 --seed $SEED --profile ${t:+--tuning $t} 2>&1 | grep -v "^device" ||
                 echo "(exit ${PIPESTATUS[0]})"
+        done
+    done 2>&1 | tee -a "$OUT/ab.txt"
+}
+
+stage_abrev() {
+    # another revision's whole tree (AB_OLD_DIR, made by
+    # 'git archive REV | tar -x -C DIR': the device gets no .git) built into
+    # build-old, then its clsort and this tree's alternating round by round
+    # on the same inputs, with the per-kernel profile; AB_TUNINGS apply to
+    # this tree's build ("tuned" for none, "opts:-DNAME=V" for
+    # CLSORT_BUILD_OPTIONS instead of a tuning)
+    local old=${AB_OLD_DIR:?AB_OLD_DIR: a source tree to compare with}
+    log "A/B against $old: ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
+    if [ ! -x build-old/clsort ]; then
+        { cmake -S "$old" -B build-old -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=OFF \
+            -DCLSORT_BUILD_TESTS=OFF && cmake --build build-old -j"$(nproc)" --target clsort; } \
+            > "$OUT/build-old.log" 2>&1 || { tail -20 "$OUT/build-old.log"; return; }
+    fi
+    for r in $(seq 1 "${AB_ROUNDS:-2}"); do
+        for t in old ${AB_TUNINGS:-tuned}; do
+            echo "--- round $r: $t"
+            local bin=./$BUILD/clsort opts="" spec=""
+            case $t in
+                old) bin=./build-old/clsort ;;
+                tuned) ;;
+                opts:*) opts=${t#opts:} ;;
+                *) spec=$t ;;
+            esac
+            CLSORT_BUILD_OPTIONS=$opts timeout "${AB_TIMEOUT:-120}" stdbuf -oL $bin bench \
+                --device "${AB_DEVICE:-gpu}" --cases "${AB_CASES:-u32}" --sizes "${AB_SIZES:-32M,256M}" \
+                --no-qsort --min-reps 10 --seed $SEED --profile ${spec:+--tuning $spec} 2>&1 |
+                grep -v "^device" || echo "(exit ${PIPESTATUS[0]})"
         done
     done 2>&1 | tee -a "$OUT/ab.txt"
 }

@@ -303,7 +303,8 @@ void test_radix_portions(void)
 void test_radix_fused(void)
 {
     /* The fused start (clsort_radix_upfront_plan) leaves its sync buffer
-     * zero for the next sort: sorts of every path in a row on one context,
+     * zero for the next sort, and so does the plan of a sort without it
+     * (it clears the counts kept there): sorts of every path in a row on one context,
      * of growing and shrinking pass counts (u32, u64, windows), with a trim
      * between (the buffer is allocated again, zeroed), must all sort; the
      * passes in one launch (clsort_radix_chain) before and after the other
@@ -315,8 +316,11 @@ void test_radix_fused(void)
         "prologue_max=2000,fused_max=400000,chain_max=300000",
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
         "fused_max=2147483647,chain_max=100000",
+        /* portions: the counts of several, kept in the same sync buffer */
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "prologue_max=2000,fused_max=80000,chain_max=60000,portion_max=100000",
     };
-    for (size_t si = 0; si < 3; si++) {
+    for (size_t si = 0; si < 4; si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;

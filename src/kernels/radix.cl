@@ -96,6 +96,41 @@ inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
     *anyc |= (KEY_T)~img;
 }
 
+/* The upfront count's loads (work-group shapes): 16-byte vectors of HV
+ * keys where the keys are 4 or 8 bytes and HIST_ITEMS a multiple of HV
+ * (CLSORT_HIST_VEC 0 turns them off, for comparisons). */
+#ifndef CLSORT_HIST_VEC
+#define CLSORT_HIST_VEC 1
+#endif
+#define HV (16 / CLSORT_KEY_BYTES)
+#if CLSORT_HIST_VEC && CLSORT_HIST_WG > 1 && (CLSORT_KEY_BYTES == 4 || CLSORT_KEY_BYTES == 8) && \
+    CLSORT_HIST_ITEMS % HV == 0
+#define HIST_VEC 1
+#define HV_ITEMS (CLSORT_HIST_ITEMS / HV)
+#if CLSORT_KEY_BYTES == 4
+typedef uint4 hvec_t;
+#else
+typedef ulong2 hvec_t;
+#endif
+#else
+#define HIST_VEC 0
+#endif
+
+/* One key's digits of passes [p_lo, p_hi) counted in h (local atomics),
+ * and its bits noted with want_bits. */
+inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint end_bit,
+                             uint descending, uint want_bits, local uint *h, KEY_T *any,
+                             KEY_T *anyc)
+{
+    if (want_bits)
+        clsort_note_bits(k, any, anyc);
+    for (uint p = p_lo; p < p_hi; p++) {
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+        atomic_inc(&h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
+                                          descending ? mask : 0u)]);
+    }
+}
+
 /* Counts of the digits of passes [p_lo, p_hi) over keys[lo, hi) (this
  * work-group's chunk), added to dst[P][RADIX] with global atomics; with
  * want_bits it ORs the keys' images, and their complements, into any and
@@ -133,6 +168,50 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
         h[p_lo * RADIX + e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+#if HIST_VEC
+    /* 16-byte loads of HV keys each, HIST_ITEMS keys per work-item per
+     * round, all loads issued before the first count, so that enough
+     * loads are in flight; the few keys before the chunk's first 16-byte
+     * boundary and after its last whole vector go one to a work-item. */
+    const idx_t a = min(hi, lo + (idx_t)((HV - ((uintptr_t)(keys + lo) / CLSORT_KEY_BYTES) % HV) %
+                                         HV));
+    const idx_t nv = (hi - a) / HV, b = a + nv * HV;
+    if (lid < a - lo)
+        clsort_count_key(keys[lo + lid], p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
+                         h, any, anyc);
+    if (lid < hi - b)
+        clsort_count_key(keys[b + lid], p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
+                         h, any, anyc);
+    const global hvec_t *kv = (const global hvec_t *)(keys + a);
+    for (idx_t v0 = 0; v0 < nv; v0 += CLSORT_HIST_WG * HV_ITEMS) {
+        KEY_T k[CLSORT_HIST_ITEMS];
+#pragma unroll
+        for (uint j = 0; j < HV_ITEMS; j++) {
+            const idx_t i = v0 + j * CLSORT_HIST_WG + lid;
+            const hvec_t x = i < nv ? kv[i] : (hvec_t)0;
+#if HV == 4
+            k[4 * j] = x.s0, k[4 * j + 1] = x.s1, k[4 * j + 2] = x.s2, k[4 * j + 3] = x.s3;
+#else
+            k[2 * j] = x.s0, k[2 * j + 1] = x.s1;
+#endif
+        }
+#define HV_OK(j) (v0 + ((j) / HV) * CLSORT_HIST_WG + lid < nv)
+        if (want_bits)
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+                if (HV_OK(j))
+                    clsort_note_bits(k[j], any, anyc);
+        for (uint p = p_lo; p < p_hi; p++) {
+            const uint shift = clsort_pass_shift(begin_bit, p);
+            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
+            const uint flip = descending ? mask : 0;
+#pragma unroll
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+                if (HV_OK(j))
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
+        }
+#undef HV_OK
+    }
+#else
     /* CLSORT_HIST_ITEMS keys per work-item per round, all loads issued
      * before the first count, so that enough loads are in flight. */
     for (idx_t base = lo; base < hi; base += CLSORT_HIST_WG * CLSORT_HIST_ITEMS) {
@@ -156,6 +235,7 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
                     atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
         }
     }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
         if (h[p_lo * RADIX + e])
