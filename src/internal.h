@@ -154,6 +154,7 @@ typedef enum clsort_slot {
     CLSORT_SLOT_BT_OUT_VALS,
     CLSORT_SLOT_SEG_OFFSETS, /* device copy of host segment offsets */
     CLSORT_SLOT_SCAN_SUMS,   /* scan: block sums of every level */
+    CLSORT_SLOT_SCAN_STATE,  /* scan: the single pass's tile counter and records */
     CLSORT_SLOT_SYNC,        /* radix: the counts and the fused start's counter, zero between sorts */
     CLSORT_SLOT_COUNT
 } clsort_slot;
@@ -199,6 +200,7 @@ struct clsort_context {
     clsort_program *programs;
     cl_mem pool[CLSORT_SLOT_COUNT];
     size_t pool_size[CLSORT_SLOT_COUNT];
+    unsigned scan_epoch; /* the last single-pass scan's number (scan.c) */
     char *error;
     size_t error_cap;
     char *build_log;     /* of the last program built from source */

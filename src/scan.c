@@ -135,20 +135,25 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
     cl_mem sums;
     const size_t tiles = div_up(n, block);
     if (ctx->tuning.scan_onepass && tiles < 0xfffffff0u) {
-        /* the tiles' states (portable: totals and prefixes; NVIDIA: flagged
-         * words, 2 * es bytes a tile as well), then the counter and the
-         * portable form's flags; all zero */
-        const size_t vbytes = tiles * 2 * es, fwords = tiles + 1;
-        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_SCAN_SUMS, vbytes + fwords * 4, &sums));
-        CLSORT_TRY(clsort_fill(ctx, sums, 0, vbytes + fwords * 4, seq));
+        /* the tile counter and the tiles' records (scan.cl: 32 bytes each
+         * after the first 32), zero when allocated and never cleared: each
+         * scan flags its records with a new epoch, and a fill clears them
+         * only when the epochs wrap around */
+        cl_mem st;
+        CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SCAN_STATE, 32 + tiles * 32, &st));
+        if (ctx->scan_epoch >= (1u << 30) - 1) {
+            CLSORT_TRY(clsort_fill(ctx, st, 0, ctx->pool_size[CLSORT_SLOT_SCAN_STATE], seq));
+            ctx->scan_epoch = 0;
+        }
+        cl_uint epoch = ++ctx->scan_epoch;
         cl_kernel k;
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_scan_onepass", &k));
-        cl_ulong a_in = in_off, a_out = out_off, a_n = n, a_foff = vbytes / 4;
+        cl_ulong a_in = in_off, a_out = out_off, a_n = n;
         cl_uint incl = inclusive != 0;
-        clsort_arg args[] = {CLSORT_ARG(in),   CLSORT_ARG(a_in), CLSORT_ARG(out),
-                             CLSORT_ARG(a_out), CLSORT_ARG(a_n), CLSORT_ARG(sums),
-                             CLSORT_ARG(sums), CLSORT_ARG(a_foff), CLSORT_ARG(incl)};
-        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_scan_onepass", args, 9));
+        clsort_arg args[] = {CLSORT_ARG(in),    CLSORT_ARG(a_in), CLSORT_ARG(out),
+                             CLSORT_ARG(a_out), CLSORT_ARG(a_n),  CLSORT_ARG(st),
+                             CLSORT_ARG(epoch), CLSORT_ARG(incl)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_scan_onepass", args, 8));
         return clsort_launch(ctx, k, "clsort_scan_onepass", tiles * ctx->tuning.scan_wg,
                              ctx->tuning.scan_wg, seq);
     }

@@ -516,6 +516,28 @@ void test_scan(void)
               "NULL");
         clsort_context_release(ctx);
     }
+    /* The single pass keeps its tiles' records from scan to scan (a new
+     * epoch marks each scan's flags; no fill): one context scans large
+     * then small inputs of 8- and 4-byte sums, in the warp form and the
+     * portable one (work-groups of 48; one form alone where the device
+     * takes that one only), in and out of the records of the scans before:
+     * a record of an earlier scan must never pass for this one's. */
+    clsort_context *seq = test_context("scan_onepass=1,scan_wg=64,scan_items=4");
+    if (seq) {
+        static const char *const forms[] = {"scan_wg=64,scan_items=4", "scan_wg=48,scan_items=5"};
+        static const clsort_type st[] = {CLSORT_U64, CLSORT_U32, CLSORT_F64, CLSORT_I32};
+        static const size_t sn[] = {200003, 1025, 70001, 257, 300007};
+        for (size_t r = 0; r < 8; r++) {
+            CHECK_OK(seq, clsort_context_set_tuning(seq, forms[r % 2]));
+            for (size_t i = 0; i < 5; i++)
+                if (!scan_case(seq, st[(r + i) % 4], sn[(r + i) % 5], (int)(i % 2), i == 2,
+                               i == 3)) {
+                    test_fail(__FILE__, __LINE__, "records kept between scans, round %zu", r);
+                    r = 8, i = 5;
+                }
+        }
+        clsort_context_release(seq);
+    }
     /* A tile larger than the device's local memory (2 MiB of u64 here): the
      * scan takes fewer elements per work-item until it fits and scans
      * correctly (PoCL aborted in the launch before the check). */

@@ -104,21 +104,32 @@ void clsort_scan_blocks(global const scan_t *in, ulong in_off, global scan_t *ou
  * inclusive prefix (state 2); then it publishes its own prefix and writes
  * its tile. It reads and writes each element once. A tile waits only on
  * tiles that took their numbers before it, so it needs no more forward
- * progress than onesweep's look-back. flags[0] is the tile counter.
+ * progress than onesweep's look-back.
+ *
+ * state (uint words, all zero when allocated, never cleared between
+ * scans): state[0] is the tile counter, which the last tile to take a
+ * number sets back to 0; tile t's record is the 32 bytes from word
+ * 8 + 8 t (SCAN_REC). A flag is epoch << 2 | 1 (an aggregate) or
+ * epoch << 2 | 2 (an inclusive prefix), epoch being this scan's number
+ * (1 to 2^30 - 1, new for each scan of the context): a flag of another
+ * epoch reads as not published, so no fill has to clear the records of
+ * the scan before. Flags sit only at the records' words 1 and 3 (whatever
+ * the form and the element size), so a word read as a flag always is one.
  *
  * Two forms of the tile's scan and of the look-back:
  * - portable: the work-group scan of common.cl; the look-back reads a
- *   work-group-sized window of predecessors (one work-item each: flag
- *   flags[1 + t], then after a fence vals[2t] for an aggregate or
- *   vals[2t + 1] for a prefix) and work-item 0 sums it;
+ *   work-group-sized window of predecessors (one work-item each: the flag,
+ *   record word 1, then after a fence the aggregate, words 4-5, or the
+ *   prefix, words 6-7) and work-item 0 sums it;
  * - NVIDIA (work-groups of whole warps): warp shuffles scan the tile, and
  *   the first warp looks back 32 predecessors at a time, each lane one,
  *   with ballots to find the nearest prefix and to wait until every tile up
- *   to it has published. A tile's state is one word with its flag in each
- *   32-bit half's top (for 4-byte sums: flag << 32 | value; 8-byte sums:
- *   two such words, one per half of the value, read together and taken
- *   only when both carry the same flag), so a lane reads it in one load
- *   with no fence. */
+ *   to it has published. A tile's state is one 64-bit word at the record's
+ *   start with its flag in the top half (for 4-byte sums: flag << 32 |
+ *   value; 8-byte sums: two such words, one per half of the value, read
+ *   together and taken only when both carry the same flag), so a lane
+ *   reads it in one load with no fence. */
+#define SCAN_REC(state, t) ((state) + 8 + 8 * (ulong)(t))
 #if CLSORT_NVIDIA && CLSORT_SCAN_WG % 32 == 0
 #define SCAN_WARP 1
 #define SCAN_WARPS (CLSORT_SCAN_WG / 32)
@@ -130,11 +141,13 @@ typedef ulong lb_word;
 inline scan_t clsort_scan_shfl_up(scan_t v, uint d) { return AS_SCAN(clsort_shfl_up(as_uint(v), d)); }
 inline scan_t clsort_scan_shfl_xor(scan_t v, uint m) { return AS_SCAN(clsort_shfl_xor(as_uint(v), m)); }
 inline lb_word clsort_scan_word(uint flag, scan_t v) { return (ulong)flag << 32 | as_uint(v); }
-/* the flag of a state word (0: not published), its value in *v */
-inline uint clsort_scan_unword(lb_word w, scan_t *v)
+/* the state of a word (1 aggregate, 2 prefix, 0: not published in this
+ * epoch), its value in *v */
+inline uint clsort_scan_unword(lb_word w, uint epoch, scan_t *v)
 {
     *v = AS_SCAN((uint)w);
-    return (uint)(w >> 32);
+    const uint f = (uint)(w >> 32);
+    return f >> 2 == epoch ? f & 3u : 0u;
 }
 #else
 typedef ulong2 lb_word;
@@ -153,11 +166,11 @@ inline lb_word clsort_scan_word(uint flag, scan_t v)
     uint2 h = as_uint2(v);
     return (ulong2)((ulong)flag << 32 | h.x, (ulong)flag << 32 | h.y);
 }
-inline uint clsort_scan_unword(lb_word w, scan_t *v)
+inline uint clsort_scan_unword(lb_word w, uint epoch, scan_t *v)
 {
     *v = AS_SCAN((uint2)((uint)w.x, (uint)w.y));
     const uint f = (uint)(w.x >> 32);
-    return f == (uint)(w.y >> 32) ? f : 0u;
+    return f == (uint)(w.y >> 32) && f >> 2 == epoch ? f & 3u : 0u;
 }
 #endif
 
@@ -233,7 +246,7 @@ inline void clsort_scan_vec_out(global scan_t *out, ulong b0, ulong n, local sca
 
 /* The exclusive prefix of tile t (t > 0) from its predecessors' states, by
  * the 32 lanes of one warp; every lane returns it. */
-inline scan_t clsort_scan_lookback_warp(global volatile lb_word *st, uint t, uint lane)
+inline scan_t clsort_scan_lookback_warp(global uint *state, uint epoch, uint t, uint lane)
 {
     scan_t excl = 0;
     long base = (long)t; /* predecessors base - 1, base - 2, ... are still to add */
@@ -242,7 +255,7 @@ inline scan_t clsort_scan_lookback_warp(global volatile lb_word *st, uint t, uin
         scan_t v = 0;
         uint f = 2u; /* before tile 0: a prefix of nothing (never reached: tile 0 is one) */
         if (j >= 0)
-            f = clsort_scan_unword(st[j], &v);
+            f = clsort_scan_unword(*(global volatile lb_word *)SCAN_REC(state, j), epoch, &v);
         const uint pref = clsort_ballot(f == 2u);
         /* the lanes up to the nearest prefix, or all 32 */
         const uint need = pref ? ((pref & (0u - pref)) << 1) - 1u : 0xffffffffu;
@@ -264,8 +277,7 @@ inline scan_t clsort_scan_lookback_warp(global volatile lb_word *st, uint t, uin
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SCAN_WG, 1, 1)))
 void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *out, ulong out_off,
-                         ulong n, global scan_t *vals, global uint *flags, ulong flags_off,
-                         uint inclusive)
+                         ulong n, global uint *state, uint epoch, uint inclusive)
 {
 #if SCAN_WARP && SCAN_VEC_TILE
     local uint4 tile_u128[SCAN_TILE_U128];
@@ -286,10 +298,13 @@ void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *o
 #define TPAD(i) ((i) + (i) / 32)
     in += in_off;
     out += out_off;
-    flags += flags_off;
     const uint lid = get_local_id(0);
-    if (lid == 0)
-        tile_id = atomic_inc(flags);
+    const uint ep = epoch << 2; /* the flags of this scan: ep | 1, ep | 2 */
+    if (lid == 0) {
+        tile_id = atomic_inc(state);
+        if (tile_id == get_num_groups(0) - 1) /* every tile has its number */
+            atomic_xchg(state, 0u);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint t = tile_id;
     const ulong b0 = (ulong)t * SCAN_BLOCK;
@@ -344,29 +359,34 @@ void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *o
             run += wsum[w];
         total += wsum[w];
     }
-    global volatile lb_word *st = (global volatile lb_word *)vals;
+    global volatile lb_word *st = (global volatile lb_word *)SCAN_REC(state, t);
     if (warp == 0) {
         scan_t excl = 0;
         if (lane == 0)
-            st[t] = clsort_scan_word(t == 0 ? 2u : 1u, total);
+            *st = clsort_scan_word(ep | (t == 0 ? 2u : 1u), total);
         if (t > 0) {
-            excl = clsort_scan_lookback_warp(st, t, lane);
+            excl = clsort_scan_lookback_warp(state, epoch, t, lane);
             if (lane == 0)
-                st[t] = clsort_scan_word(2u, excl + total);
+                *st = clsort_scan_word(ep | 2u, excl + total);
         }
         if (lane == 0)
             excl_sh = excl;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
-    global volatile uint *vflags = (global volatile uint *)flags;
-    global volatile scan_t *vvals = (global volatile scan_t *)vals;
+/* a record's flag, aggregate and prefix (see SCAN_REC) */
+#define REC_FLAG(j) (SCAN_REC(state, j) + 1)
+#define REC_AGG(j) (*(global volatile scan_t *)(SCAN_REC(state, j) + 4))
+#define REC_PREFIX(j) (*(global volatile scan_t *)(SCAN_REC(state, j) + 6))
     scan_t total;
     scan_t run = clsort_group_scan_t(own, s, &total);
     if (lid == 0) {
-        vvals[2 * (ulong)t + (t == 0)] = total;
+        if (t == 0)
+            REC_PREFIX(t) = total;
+        else
+            REC_AGG(t) = total;
         write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-        atomic_xchg(flags + 1 + t, t == 0 ? 2u : 1u);
+        atomic_xchg(REC_FLAG(t), ep | (t == 0 ? 2u : 1u));
         excl_sh = 0;
         pos = t;
         done = t == 0;
@@ -376,11 +396,11 @@ void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *o
         const uint p = pos; /* predecessors p - 1, p - 2, ... are still to add */
         if (lid < p) {
             const uint j = p - 1 - lid;
-            const uint f = vflags[1 + j];
+            const uint fw = *(global volatile uint *)REC_FLAG(j);
+            const uint f = fw >> 2 == epoch ? fw & 3u : 0u;
             read_mem_fence(CLK_GLOBAL_MEM_FENCE);
             lb_flag[lid] = f;
-            lb_val[lid] = f == 2u ? vvals[2 * (ulong)j + 1] : f == 1u ? vvals[2 * (ulong)j]
-                                                                    : (scan_t)0;
+            lb_val[lid] = f == 2u ? REC_PREFIX(j) : f == 1u ? REC_AGG(j) : (scan_t)0;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0) {
@@ -405,10 +425,13 @@ void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *o
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0 && t > 0) {
-        vvals[2 * (ulong)t + 1] = excl_sh + total;
+        REC_PREFIX(t) = excl_sh + total;
         write_mem_fence(CLK_GLOBAL_MEM_FENCE);
-        atomic_xchg(flags + 1 + t, 2u);
+        atomic_xchg(REC_FLAG(t), ep | 2u);
     }
+#undef REC_FLAG
+#undef REC_AGG
+#undef REC_PREFIX
 #endif
     run += excl_sh;
 #if SCAN_WARP && SCAN_VEC_TILE
