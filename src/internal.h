@@ -54,7 +54,6 @@ typedef struct clsort_tuning {
     unsigned os_wg_wide, os_items_wide; /* keys of 8 bytes, with or without values (0: the above) */
     unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
     unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
-    unsigned hist_copies; /* upfront histogram copies in local memory (0, 1: one) */
     unsigned plan_wg;
     unsigned skip_min;  /* pass skipping from this n on (0: always) */
     unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */

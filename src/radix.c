@@ -38,7 +38,6 @@ typedef struct radix_shape {
     size_t cl_groups, cl_chunk;
     /* shared */
     unsigned hist_wg, plan_wg;
-    unsigned hist_copies; /* of the upfront histogram in local memory */
     bool allow_skip, need_b;
     /* onesweep in LSD order, separate pass launches, at least two passes,
      * skipping allowed: the last pass's launch does the finish's work when
@@ -143,21 +142,12 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
              t->os_rank == CLSORT_RANK_SERIAL && s->passes >= 3;
     const size_t lmem = f->local_mem_bytes;
 
-    /* Upfront histogram (its local memory is the same for both): the
-     * tuning's copies where they fit 32 KB and half the local memory
-     * (powers of two: radix.cl spreads a warp's counts over them). */
-    const size_t hist_bytes = (size_t)s->max_passes * s->radix * 4;
-    if (s->hist_wg > 1 && hist_bytes > lmem)
+    /* Upfront histogram (its local memory is the same for both). */
+    if (s->hist_wg > 1 && (size_t)s->max_passes * s->radix * 4 > lmem)
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                            "the upfront histogram needs %zu bytes of local memory, the device "
                            "has %zu",
-                           hist_bytes, lmem);
-    s->hist_copies = 1;
-    if (s->hist_wg > 1)
-        while (s->hist_copies * 2 <= t->hist_copies && s->hist_copies * 2 <= s->hist_wg &&
-               hist_bytes * s->hist_copies * 2 <= 32768 &&
-               hist_bytes * s->hist_copies * 2 <= lmem / 2)
-            s->hist_copies *= 2;
+                           (size_t)s->max_passes * s->radix * 4, lmem);
 
     const size_t R = s->radix, P = s->passes, n = job->n;
     if (s->r > 8 && !((s->algorithm == CLSORT_ALGORITHM_ONESWEEP && t->os_rank == CLSORT_RANK_SERIAL) ||
@@ -308,9 +298,9 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                        "-cl-std=CL1.2 -DCLSORT_KEY_BYTES=%u -DCLSORT_KEY_KIND=%u "
                        "-DCLSORT_VAL_BYTES=%u -DCLSORT_INDEX64=%d -DCLSORT_NVIDIA=%d "
                        "-DCLSORT_RADIX_BITS=%u -DCLSORT_HIST_WG=%u -DCLSORT_HIST_ITEMS=%u "
-                       "-DCLSORT_HIST_COPIES=%u -DCLSORT_PLAN_WG=%u -DCLSORT_NV_SM70=%d",
+                       "-DCLSORT_PLAN_WG=%u -DCLSORT_NV_SM70=%d",
                        key->bytes, key->kind, s->val_bytes, s->index64 ? 1 : 0, nvidia ? 1 : 0,
-                       s->r, s->hist_wg, ctx->tuning.hist_items, s->hist_copies, s->plan_wg,
+                       s->r, s->hist_wg, ctx->tuning.hist_items, s->plan_wg,
                        nvidia && ctx->facts.nv_cc_major >= 7 ? 1 : 0);
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         len += snprintf(opts + len, sizeof opts - (size_t)len,

@@ -33,11 +33,6 @@
  *   hist_wg      upfront histogram work-group size
  *   hist_items   upfront histogram keys per work-item per round
  *   hist_groups  upfront histogram work-groups per compute unit
- *   hist_copies  copies of the upfront histogram in local memory (work-group
- *                shapes; 0 or 1: one), work-item i counting into copy
- *                i % copies, interleaved so that a warp's counts spread over
- *                the banks; radix.c takes fewer where they would exceed 32
- *                KB or half the local memory
  *   plan_wg      work-group size of the single-group plan and scan kernels
  *   skip_min     pass skipping is tried from this n on
  *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none); NVIDIA
@@ -114,7 +109,7 @@ static const tuning_row table[] = {
       .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
       .os_wg_wide = 256, .os_items_wide = 24, .lb_batch = 2, .lb_batch_pairs = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,
-      .hist_groups = 2, .hist_copies = 8, .plan_wg = 256, .skip_min = 1u << 20,
+      .hist_groups = 2, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 262144, .chain_max = 262144,
       .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20, .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
@@ -221,7 +216,6 @@ static const field fields[] = {
     F(hist_wg, 1, 1024, "upfront histogram work-group size"),
     F(hist_items, 1, 64, "upfront histogram keys per work-item per round"),
     F(hist_groups, 1, 64, "upfront histogram work-groups per compute unit"),
-    F(hist_copies, 0, 32, "upfront histogram copies in local memory (0: one)"),
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none; driver 580 ignores it)"),

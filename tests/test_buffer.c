@@ -11,7 +11,7 @@ void test_buffer_offsets(void)
      * offset of a guard of 1, 3 or 17 keys moves. */
     static const char *const specs[] = {
         NULL, "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-              "hist_copies=8,plan_wg=64,msd=0,prologue_max=0,fused_max=0"};
+              "plan_wg=64,msd=0,prologue_max=0,fused_max=0"};
     for (size_t si = 0; si < 2; si++)
         if (!buffer_offsets(specs[si]))
             break;

@@ -317,8 +317,8 @@ void test_radix_fused(void)
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
         "fused_max=2147483647,chain_max=100000",
         /* portions: the counts of several, kept in the same sync buffer */
-        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_copies=4,"
-        "plan_wg=64,prologue_max=2000,fused_max=80000,chain_max=60000,portion_max=100000",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "prologue_max=2000,fused_max=80000,chain_max=60000,portion_max=100000",
     };
     for (size_t si = 0; si < 4; si++) {
         clsort_context *ctx = test_context(specs[si]);

@@ -116,36 +116,25 @@ typedef ulong2 hvec_t;
 #define HIST_VEC 0
 #endif
 
-/* The upfront count's copies of its histogram in local memory (work-group
- * shapes, a power of two; radix.c): count e of copy c is h[e * HC + c],
- * and work-item lid counts into copy lid % HC, so that the lanes of a warp
- * whose digits share a bank mostly land in different ones. */
-#ifndef CLSORT_HIST_COPIES
-#define CLSORT_HIST_COPIES 1
-#endif
-#define HC CLSORT_HIST_COPIES
-
-/* One key's digits of passes [p_lo, p_hi) counted in hc (the work-item's
- * copy of the histogram: h + lid % HC; local atomics), and its bits noted
- * with want_bits. */
+/* One key's digits of passes [p_lo, p_hi) counted in h (local atomics),
+ * and its bits noted with want_bits. */
 inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint end_bit,
-                             uint descending, uint want_bits, local uint *hc, KEY_T *any,
+                             uint descending, uint want_bits, local uint *h, KEY_T *any,
                              KEY_T *anyc)
 {
     if (want_bits)
         clsort_note_bits(k, any, anyc);
     for (uint p = p_lo; p < p_hi; p++) {
         const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-        atomic_inc(&hc[(p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
-                                             descending ? mask : 0u)) * HC]);
+        atomic_inc(&h[p * RADIX + DIGIT_OF(k, clsort_pass_shift(begin_bit, p), mask,
+                                          descending ? mask : 0u)]);
     }
 }
 
 /* Counts of the digits of passes [p_lo, p_hi) over keys[lo, hi) (this
  * work-group's chunk), added to dst[P][RADIX] with global atomics; with
  * want_bits it ORs the keys' images, and their complements, into any and
- * anyc. h: local, MAX_PASSES * RADIX * HC words (unused with one
- * work-item). */
+ * anyc. h: local, MAX_PASSES * RADIX words (unused with one work-item). */
 inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uint p_lo,
                                uint p_hi, uint begin_bit, uint end_bit, uint descending,
                                uint want_bits, global uint *dst, local uint *h, KEY_T *any,
@@ -176,9 +165,8 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             atomic_add(&dst[e], ph[e]);
 #else
     const uint lid = get_local_id(0);
-    local uint *hc = h + lid % HC; /* this work-item's copy */
-    FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX * HC)
-        h[p_lo * RADIX * HC + e] = 0;
+    FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
+        h[p_lo * RADIX + e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 #if HIST_VEC
     /* 16-byte loads of HV keys each, HIST_ITEMS keys per work-item per
@@ -190,10 +178,10 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     const idx_t nv = (hi - a) / HV, b = a + nv * HV;
     if (lid < a - lo)
         clsort_count_key(keys[lo + lid], p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
-                         hc, any, anyc);
+                         h, any, anyc);
     if (lid < hi - b)
         clsort_count_key(keys[b + lid], p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
-                         hc, any, anyc);
+                         h, any, anyc);
     const global hvec_t *kv = (const global hvec_t *)(keys + a);
     for (idx_t v0 = 0; v0 < nv; v0 += CLSORT_HIST_WG * HV_ITEMS) {
         KEY_T k[CLSORT_HIST_ITEMS];
@@ -219,7 +207,7 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #pragma unroll
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
                 if (HV_OK(j))
-                    atomic_inc(&hc[(p * RADIX + DIGIT_OF(k[j], shift, mask, flip)) * HC]);
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
         }
 #undef HV_OK
     }
@@ -244,18 +232,14 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #pragma unroll
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
                 if (base + j * CLSORT_HIST_WG + lid < hi)
-                    atomic_inc(&hc[(p * RADIX + DIGIT_OF(k[j], shift, mask, flip)) * HC]);
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
         }
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX) {
-        uint c = 0;
-        for (uint i = 0; i < HC; i++)
-            c += h[(p_lo * RADIX + e) * HC + i];
-        if (c)
-            atomic_add(&dst[p_lo * RADIX + e], c);
-    }
+    FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
+        if (h[p_lo * RADIX + e])
+            atomic_add(&dst[p_lo * RADIX + e], h[p_lo * RADIX + e]);
 #endif
 }
 
@@ -275,7 +259,7 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
                           ulong bits_off, uint want_bits, global const uint *state, uint gated,
                           global uint *zero, ulong zero_off, ulong zero_vec)
 {
-    local uint h[MAX_PASSES * RADIX * HC];
+    local uint h[MAX_PASSES * RADIX];
     if (gated && !state[ST_PENDING])
         return;
     if (zero_vec) {
@@ -577,7 +561,7 @@ void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n
                                ulong zero_from, ulong zero_words, global uint *sync,
                                global uint *state, global idx_t *bases)
 {
-    local uint h[MAX_PASSES * RADIX * HC]; /* the count's copies, then the plan's counts */
+    local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_HIST_WG)];
     local uint constant_digit[MAX_PASSES];
     local uint last;
