@@ -22,11 +22,7 @@ static clsort_status pool_get(clsort_context *ctx, clsort_slot slot, size_t byte
                            bytes, (unsigned long long)ctx->facts.max_alloc_bytes);
     /* The old buffer may still be used by enqueued work: OpenCL frees it
      * only after that work is done. */
-    if (ctx->pool[slot]) {
-        clReleaseMemObject(ctx->pool[slot]);
-        ctx->pool[slot] = NULL;
-        ctx->pool_size[slot] = 0;
-    }
+    clsort_pool_drop(ctx, slot);
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(ctx->cl, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (err != CL_SUCCESS)

@@ -130,6 +130,9 @@ void clsort_scan_blocks(global const scan_t *in, ulong in_off, global scan_t *ou
  *   together and taken only when both carry the same flag), so a lane
  *   reads it in one load with no fence. */
 #define SCAN_REC(state, t) ((state) + 8 + 8 * (ulong)(t))
+/* the state a flag word gives (1 aggregate, 2 prefix, 0: not published in
+ * this epoch) */
+inline uint clsort_scan_flag_state(uint f, uint epoch) { return f >> 2 == epoch ? f & 3u : 0u; }
 #if CLSORT_NVIDIA && CLSORT_SCAN_WG % 32 == 0
 #define SCAN_WARP 1
 #define SCAN_WARPS (CLSORT_SCAN_WG / 32)
@@ -146,8 +149,7 @@ inline lb_word clsort_scan_word(uint flag, scan_t v) { return (ulong)flag << 32 
 inline uint clsort_scan_unword(lb_word w, uint epoch, scan_t *v)
 {
     *v = AS_SCAN((uint)w);
-    const uint f = (uint)(w >> 32);
-    return f >> 2 == epoch ? f & 3u : 0u;
+    return clsort_scan_flag_state((uint)(w >> 32), epoch);
 }
 #else
 typedef ulong2 lb_word;
@@ -170,7 +172,7 @@ inline uint clsort_scan_unword(lb_word w, uint epoch, scan_t *v)
 {
     *v = AS_SCAN((uint2)((uint)w.x, (uint)w.y));
     const uint f = (uint)(w.x >> 32);
-    return f == (uint)(w.y >> 32) && f >> 2 == epoch ? f & 3u : 0u;
+    return f == (uint)(w.y >> 32) ? clsort_scan_flag_state(f, epoch) : 0u;
 }
 #endif
 
@@ -396,8 +398,7 @@ void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *o
         const uint p = pos; /* predecessors p - 1, p - 2, ... are still to add */
         if (lid < p) {
             const uint j = p - 1 - lid;
-            const uint fw = *(global volatile uint *)REC_FLAG(j);
-            const uint f = fw >> 2 == epoch ? fw & 3u : 0u;
+            const uint f = clsort_scan_flag_state(*(global volatile uint *)REC_FLAG(j), epoch);
             read_mem_fence(CLK_GLOBAL_MEM_FENCE);
             lb_flag[lid] = f;
             lb_val[lid] = f == 2u ? REC_PREFIX(j) : f == 1u ? REC_AGG(j) : (scan_t)0;
