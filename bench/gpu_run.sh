@@ -7,12 +7,13 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab abrev trace pack
+#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
-#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT; for abrev also
+#        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT ("opts:-DX=Y" in
+#        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning); for abrev also
 #        AB_OLD_DIR (another revision's tree); for trace:
 #        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
 #        TRACE_DIRS (kernel source directories, default src/kernels)
@@ -233,11 +234,16 @@ stage_ab() {
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do
         for t in ${AB_TUNINGS:-tuned}; do
             echo "--- round $r: $t"
-            [ "$t" = tuned ] && t=""
-            timeout "${AB_TIMEOUT:-120}" stdbuf -oL ./$BUILD/clsort bench --device "${AB_DEVICE:-gpu}" \
-                --cases "${AB_CASES:-u32}" --sizes "${AB_SIZES:-32M,256M}" --no-qsort --min-reps 10 \
-                --seed $SEED --profile ${t:+--tuning $t} 2>&1 | grep -v "^device" ||
-                echo "(exit ${PIPESTATUS[0]})"
+            local opts=${CLSORT_BUILD_OPTIONS:-} spec=""
+            case $t in
+                tuned) ;;
+                opts:*) opts=${t#opts:} ;; # CLSORT_BUILD_OPTIONS instead of a tuning
+                *) spec=$t ;;
+            esac
+            CLSORT_BUILD_OPTIONS=$opts timeout "${AB_TIMEOUT:-120}" stdbuf -oL ./$BUILD/clsort bench \
+                --device "${AB_DEVICE:-gpu}" --cases "${AB_CASES:-u32}" --sizes "${AB_SIZES:-32M,256M}" \
+                --no-qsort --min-reps 10 --seed $SEED --profile ${spec:+--tuning $spec} 2>&1 |
+                grep -v "^device" || echo "(exit ${PIPESTATUS[0]})"
         done
     done 2>&1 | tee -a "$OUT/ab.txt"
 }
@@ -315,6 +321,19 @@ stage_small() {
         --reps 50 | tee "$OUT/cub_small.jsonl" | sed 's/.*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 ms/'
 }
 
+stage_smallsweep() {
+    log "small sorts under bitonic tunings (SMALL_TUNINGS), then CUB on the same sizes"
+    for t in tuned ${SMALL_TUNINGS:-}; do
+        echo "--- tuning: $t"
+        [ "$t" = tuned ] && t=""
+        ./$BUILD/clsort bench --device gpu --cases ${SMALL_CASES:-u32} --sizes ${SMALL_SIZES:-1K,2K,4K} \
+            --no-qsort --min-reps 20 ${t:+--tuning $t} 2>&1 | grep -v "^device\|^case"
+    done 2>&1 | tee -a "$OUT/smallsweep.txt"
+    wait_builds
+    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases ${SMALL_CASES:-u32} --sizes ${SMALL_SIZES:-1K,2K,4K} \
+        --reps 50 | tee -a "$OUT/smallsweep.txt" | sed 's/.*"case": "\([^"]*\)".*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 \3 ms/'
+}
+
 stage_algos() {
     log "algorithms (Bainville) and batches (Zucchi)"
     ./$BUILD/clsort bench --device gpu --algorithms --batch 200,8192 --json "$OUT/algos_gpu.json" \
@@ -365,6 +384,56 @@ stage_trace() {
         cuobjdump -res-usage $BUILD/cub_sort 2>&1 | grep -A1 -i "onesweep\|histogram" |
             sed 's/^\(.\{160\}\).*/\1/' | head -40
     fi 2>&1 | tee -a "$OUT/trace.txt"
+}
+
+stage_clocks() {
+    log "the SM clock around small sorts (clock probe), nvidia-smi sampling beside the small bench"
+    CLSORT_LATENCY_CLOCKS_ONLY=1 ./$BUILD/clsort_latency gpu 2>&1 | tee "$OUT/clocks.txt"
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu --format=csv,noheader \
+        -lms 20 > "$OUT/smi_small.csv" 2>&1 &
+    local smi=$!
+    ./$BUILD/clsort bench --device gpu --cases u32 --sizes 1K,4K --no-qsort --min-reps 4000 2>&1 |
+        grep -v "^device" | tee -a "$OUT/clocks.txt"
+    kill $smi 2> /dev/null
+    echo "nvidia-smi while the small bench ran (sm MHz: samples)" | tee -a "$OUT/clocks.txt"
+    awk -F', ' '{print $2}' "$OUT/smi_small.csv" | sort | uniq -c | sort -rn | head -8 | tee -a "$OUT/clocks.txt"
+}
+
+# Nsight Compute on CUB's sort and on clsort's (NVIDIA's OpenCL runs on the
+# CUDA driver: whether ncu sees its kernels is what this finds out): each
+# kernel's duration, registers, achieved occupancy and DRAM bytes, no clock
+# or cache control (the kernels as they run in a sort). NCU_SIZES, NCU_CASES.
+stage_ncu() {
+    wait_builds
+    local m=gpu__time_duration.sum,launch__registers_per_thread,launch__block_size,launch__grid_size
+    m=$m,sm__warps_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum
+    m=$m,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
+    for c in ${NCU_CASES:-u32}; do
+        log "ncu: CUB $c ${NCU_SIZES:-256M}"
+        timeout 300 ncu --clock-control none --cache-control none --metrics $m --csv \
+            ./$BUILD/cub_sort --cases $c --sizes ${NCU_SIZES:-256M} --reps 1 > "$OUT/ncu_cub_$c.csv" 2> "$OUT/ncu_cub_$c.err"
+        tail -2 "$OUT/ncu_cub_$c.err"
+        log "ncu: clsort $c ${NCU_SIZES:-256M}"
+        timeout 300 ncu --clock-control none --cache-control none --metrics $m --csv --launch-count 60 \
+            ./$BUILD/clsort bench --device gpu --cases $c --sizes ${NCU_SIZES:-256M} --no-qsort --min-reps 1 \
+            > "$OUT/ncu_clsort_$c.csv" 2> "$OUT/ncu_clsort_$c.err"
+        tail -2 "$OUT/ncu_clsort_$c.err"
+    done
+    python3 bench/ncu_table.py "$OUT"/ncu_*.csv | tee "$OUT/ncu.txt"
+}
+
+# The PTX in clsort's program cache, through ptxas: registers, spills and
+# shared memory of every kernel the runs before built.
+stage_ptx() {
+    log "ptxas on the cached programs"
+    python3 bench/cache_ptx.py "$CLSORT_CACHE_DIR" /tmp/ptx
+    for f in /tmp/ptx/*.ptx; do
+        echo "--- $(tr -c '[:print:]' ' ' < "${f%.ptx}.key" | grep -o 'D[A-Z_0-9]*=[^ ]*' | tr '\n' ' ' | cut -c1-400)"
+        ptxas -arch=sm_90 -v "$f" -o /tmp/ptx/x.cubin 2>&1 | grep -E "Compiling entry|Used|spill" |
+            sed "s/ptxas info    : //"
+    done > "$OUT/ptxas.txt" 2>&1
+    grep -B1 -A2 "bitonic_segments\|radix_onesweep'\|radix_upfront'" "$OUT/ptxas.txt" | head -40
+    tar -czf "$OUT/ptx.tar.gz" -C /tmp ptx
 }
 
 for st in $stages; do

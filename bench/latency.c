@@ -64,6 +64,101 @@ static double gap_us(cl_event a, cl_event b) {
         return -1;
     return ((double)t1 - (double)t0) / 1e3;
 }
+/* The SM clock while small sorts run (NVIDIA only: PTX's %clock64 and
+ * %globaltimer): a probe kernel spins for a number of SM cycles and notes
+ * the global timer's nanoseconds over them, (a) after the device idled for
+ * 200 ms, (b) right after each of R u32 1K sorts enqueued as the benchmark
+ * enqueues them, (c) back to back, the device busy; and the profiled
+ * duration (end - start) of the probe and of an empty kernel, against
+ * what the probe's own timer saw. Returns nonzero on an error. */
+static const char *probe_src =
+    "__kernel void probe(__global ulong *out, uint cycles, uint slot) {\n"
+    "  ulong c0, c1, g0, g1;\n"
+    "  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(g0));\n"
+    "  asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(c0));\n"
+    "  do { asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(c1)); } while (c1 - c0 < cycles);\n"
+    "  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(g1));\n"
+    "  if (get_global_id(0) == 0) { out[2 * slot] = c1 - c0; out[2 * slot + 1] = g1 - g0; }\n"
+    "}\n";
+static int clock_probe(cl_command_queue q, cl_context cc, cl_device_id d, clsort_context *ctx) {
+    char vendor[256] = "";
+    clGetDeviceInfo(d, CL_DEVICE_VENDOR, sizeof vendor, vendor, NULL);
+    if (!strstr(vendor, "NVIDIA"))
+        return 0;
+    cl_int e;
+    cl_program p = clCreateProgramWithSource(cc, 1, &probe_src, NULL, &e);
+    if (e != CL_SUCCESS || clBuildProgram(p, 1, &d, "", NULL, NULL) != CL_SUCCESS) {
+        fprintf(stderr, "clsort_latency: the clock probe did not build\n");
+        return 1;
+    }
+    cl_kernel k = clCreateKernel(p, "probe", &e);
+    cl_mem out = clCreateBuffer(cc, CL_MEM_READ_WRITE, 2 * 8 * (R + 2), NULL, &e);
+    cl_mem wk = clCreateBuffer(cc, CL_MEM_READ_WRITE, 4096 * 4, NULL, &e);
+    cl_mem pk = clCreateBuffer(cc, CL_MEM_READ_WRITE, 4096 * 4, NULL, &e);
+    unsigned hk[4096];
+    for (int i = 0; i < 4096; i++)
+        hk[i] = (unsigned)i * 2654435761u;
+    clEnqueueWriteBuffer(q, pk, CL_TRUE, 0, sizeof hk, hk, 0, NULL, NULL);
+    const unsigned cycles_list[] = {4000, 40000};
+    for (int ci = 0; ci < 2; ci++) {
+        cl_uint cycles = cycles_list[ci];
+        clSetKernelArg(k, 0, sizeof out, &out);
+        clSetKernelArg(k, 1, sizeof cycles, &cycles);
+        size_t g = 32;
+        static const char *const what[] = {"after 200 ms idle", "after each u32 1K sort",
+                                           "after each u32 4K sort", "back to back"};
+        for (int mode = 0; mode < 4; mode++) {
+            double mhz[R], prof[R], own[R];
+            cl_event evs[R];
+            int reps = mode == 0 ? 5 : R;
+            for (int r = 0; r < reps; r++) {
+                cl_uint slot = (cl_uint)r;
+                clSetKernelArg(k, 2, sizeof slot, &slot);
+                cl_event ev;
+                if (mode == 0) {
+                    struct timespec ts = {0, 200000000};
+                    nanosleep(&ts, NULL);
+                } else if (mode <= 2) {
+                    size_t n = mode == 1 ? 1024 : 4096;
+                    clEnqueueCopyBuffer(q, pk, wk, 0, 0, n * 4, 0, NULL, NULL);
+                    if (clsort_sort_keys_buffer(ctx, CLSORT_U32, wk, 0, n, NULL, 0, NULL, NULL)) {
+                        fprintf(stderr, "clsort_latency: %s\n", clsort_context_last_error(ctx));
+                        return 1;
+                    }
+                }
+                clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &g, 0, NULL, &ev);
+                if (mode != 3) /* back to back: no wait between the probes */
+                    clWaitForEvents(1, &ev);
+                evs[r] = ev;
+            }
+            clFinish(q);
+            for (int r = 0; r < reps; r++) {
+                prof[r] = ev_us(evs[r], 0, evs[r], 1);
+                clReleaseEvent(evs[r]);
+            }
+            cl_ulong hv[2 * R];
+            clEnqueueReadBuffer(q, out, CL_TRUE, 0, 2 * 8 * (size_t)reps, hv, 0, NULL, NULL);
+            for (int r = 0; r < reps; r++) {
+                own[r] = hv[2 * r + 1] / 1e3;
+                mhz[r] = hv[2 * r + 1] ? 1e3 * (double)hv[2 * r] / (double)hv[2 * r + 1] : 0;
+            }
+            qsort(mhz, reps, sizeof mhz[0], cmpd);
+            qsort(prof, reps, sizeof prof[0], cmpd);
+            qsort(own, reps, sizeof own[0], cmpd);
+            printf("clock probe, %u cycles, %s: SM clock median %.0f MHz (min %.0f, max %.0f); "
+                   "the probe's own time %.2f us, its profiled duration %.2f us\n",
+                   cycles, what[mode], mhz[reps / 2], mhz[0], mhz[reps - 1], own[reps / 2],
+                   prof[reps / 2]);
+        }
+    }
+    clReleaseMemObject(out);
+    clReleaseMemObject(wk);
+    clReleaseMemObject(pk);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *dev = argc > 1 ? argv[1] : "gpu";
     const char *tun = argc > 2 ? argv[2] : "";
@@ -97,6 +192,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "clsort_latency: the empty kernel did not build\n");
         return 2;
     }
+    if (clock_probe(q, cc, d, ctx))
+        return 5;
+    if (getenv("CLSORT_LATENCY_CLOCKS_ONLY"))
+        return 0;
     size_t sizes[] = {1024, 4096, 8192, 12288, 16384, 32768, 65536, 262144, 1048576};
     cl_mem pk = clCreateBuffer(cc, CL_MEM_READ_WRITE, 1048576 * 8, NULL, &e);
     cl_mem wk = clCreateBuffer(cc, CL_MEM_READ_WRITE, 1048576 * 8, NULL, &e);

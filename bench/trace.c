@@ -17,6 +17,7 @@
  * the keys by their second byte (stably), as a later LSD pass finds its
  * input: ordered by a digit other than its own. Set CUDA_CACHE_DISABLE=1 to see
  * ptxas's register line for every build (a cached build prints none).
+ * CLSORT_TRACE_MODE=chain or cold: see the timing loop.
  * The phases (marks in radix_onesweep.cl): start (the tile-counter atomic
  * and zeroing the counters, to the first barrier), load+count (the keys
  * loaded, per-warp digit counts), scan (warp counts to tile offsets, the
@@ -324,13 +325,47 @@ int main(int argc, char **argv)
     for (int t = 0; t < nb; t++)
         for (cl_uint a = 0; a < nargs - (t != 1); a++)
             CHECK(clSetKernelArg(b[t].k, a, args[a].size, args[a].p), "clSetKernelArg");
+    /* CLSORT_TRACE_MODE: "chain", the runs after the first check enqueued
+     * back to back (fill, pass, fill, pass ..., as the passes of a sort
+     * follow each other) and waited for at the end; "cold", a copy of the
+     * keys (n * key_bytes) between the look-back fill and the pass, so that
+     * the pass starts with the look-back words out of L2 and L2 full of the
+     * copy's dirty lines, as a pass of a sort does */
+    const char *mode = getenv("CLSORT_TRACE_MODE");
+    const int chain = mode && !strcmp(mode, "chain"), cold = mode && !strcmp(mode, "cold");
+    cl_mem flush = NULL;
+    if (cold) {
+        flush = clCreateBuffer(ctx, CL_MEM_READ_WRITE, n * kb, NULL, &err);
+        CHECK(err, "flush buffer");
+    }
+    if (mode)
+        printf("mode %s\n", mode);
+    cl_event evs[9][MAXB];
     /* the two builds alternate, so that drift of the card falls on both */
     for (int r = 0; r < reps; r++)
         for (int t = 0; t < nb; t++) {
             CHECK(clEnqueueFillBuffer(q, scratch, &zero, 4, 0, lb_words * 4, 0, NULL, NULL), "fill");
+            if (cold)
+                CHECK(clEnqueueCopyBuffer(q, ku, flush, 0, 0, n * kb, 0, NULL, NULL), "flush copy");
             size_t gsz = tiles * wg, lsz = wg;
             cl_event ev;
             CHECK(clEnqueueNDRangeKernel(q, b[t].k, 1, NULL, &gsz, &lsz, 0, NULL, &ev), "launch");
+            if (chain && r > 0) { /* timed after the last run */
+                evs[r][t] = ev;
+                ms[t][r] = 0;
+                if (r == reps - 1 && t == nb - 1) {
+                    CHECK(clFinish(q), "finish");
+                    for (int r2 = 1; r2 < reps; r2++)
+                        for (int t2 = 0; t2 < nb; t2++) {
+                            cl_ulong a0, a1;
+                            clGetEventProfilingInfo(evs[r2][t2], CL_PROFILING_COMMAND_START, 8, &a0, NULL);
+                            clGetEventProfilingInfo(evs[r2][t2], CL_PROFILING_COMMAND_END, 8, &a1, NULL);
+                            ms[t2][r2] = (a1 - a0) * 1e-6;
+                            clReleaseEvent(evs[r2][t2]);
+                        }
+                }
+                continue;
+            }
             CHECK(clWaitForEvents(1, &ev), "wait");
             cl_ulong t0, t1;
             clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, 8, &t0, NULL);

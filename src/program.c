@@ -381,6 +381,20 @@ size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size)
         for (size_t k = 0; k < nn && len < sizeof text; k++)
             len += (size_t)snprintf(text + len, sizeof text - len, "%-24s %5u %10.4f ms\n", names[k],
                                     count[k], ms[k]);
+        /* CLSORT_PROFILE_LAUNCHES (a diagnostic): every command on a line of
+         * its own, with the gap since the end of the one before */
+        const char *each = getenv("CLSORT_PROFILE_LAUNCHES");
+        cl_ulong prev_end = 0;
+        for (size_t i = 0; each && each[0] == '1' && i < ctx->nprof && len < sizeof text; i++) {
+            cl_ulong t0 = 0, t1 = 0;
+            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+            len += (size_t)snprintf(text + len, sizeof text - len,
+                                    "  #%-3zu %-24s %10.4f ms, %+8.1f us after the one before\n", i,
+                                    ctx->prof[i].name, t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0,
+                                    i && t0 ? ((double)t0 - (double)prev_end) / 1e3 : 0.0);
+            prev_end = t1;
+        }
         clsort_profile_clear(ctx);
     }
     if (buf && size)

@@ -5,6 +5,7 @@
 //
 // usage: cub_sort --cases u32,u32+4,... --sizes 1M,8M,... [--reps N]
 //        cub_sort [--reps N] --scan 1M,256M   (DeviceScan::ExclusiveSum, u32, u64, f32)
+//        cub_sort [--reps N] --floor   (events around nothing, one and two empty kernels)
 // Prints one JSON object per line.
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
@@ -106,6 +107,31 @@ template <typename R, typename W> static double median_ms(int reps, R restore, W
     std::sort(ms.begin(), ms.end());
     const size_t m = ms.size();
     return m % 2 ? ms[m / 2] : 0.5 * (ms[m / 2 - 1] + ms[m / 2]);
+}
+
+/* --floor: what the events measure around nothing and around one or two
+ * empty kernels (each run after a 4-byte copy, as the sorts' restore), to
+ * set beside clsort_latency's floors of NVIDIA's OpenCL. */
+__global__ void empty_kernel(unsigned *a)
+{
+    if (threadIdx.x == 123456789u)
+        a[0] = 1;
+}
+static void floors(int reps)
+{
+    unsigned *buf;
+    CK(cudaMalloc(&buf, 64));
+    for (int k = 0; k < 3; k++) {
+        const double ms = median_ms(
+            reps, [&] { CK(cudaMemcpyAsync(buf + 4, buf, 4, cudaMemcpyDeviceToDevice)); },
+            [&] {
+                for (int i = 0; i < k; i++)
+                    empty_kernel<<<1, 32>>>(buf);
+                CK(cudaGetLastError());
+            });
+        printf("{\"floor_empty_kernels\": %d, \"us\": %.2f}\n", k, ms * 1e3);
+    }
+    cudaFree(buf);
 }
 
 template <typename K, typename V>
@@ -305,6 +331,8 @@ int main(int argc, char **argv)
             scans(ns, reps);
         } else if (a == "--seed" && i + 1 < argc)
             g_seed = strtoull(argv[++i], nullptr, 10);
+        else if (a == "--floor")
+            floors(reps);
         else if (a == "--batch" && i + 1 < argc) {
             size_t count = 0, len = 0;
             if (sscanf(argv[++i], "%zu,%zu", &count, &len) == 2)
