@@ -45,8 +45,13 @@ typedef struct bt_variant {
     bool stable;
 } bt_variant;
 
+/* The bitonic program: capacity and work-group size from the tuning, or,
+ * with bt_fit_wg and fit_len > 0 (a lone segment of that many elements that
+ * fits), a program of the segment's own power of two: no work-item then
+ * loops over pairs that do not exist (H100, u32: 4K keys 38 -> 33 us, 2K
+ * 27 -> 22-23, against the shared 8192-element program). */
 static clsort_status get_bt_program(clsort_context *ctx, const clsort_radix_job *job, bool stable,
-                                    bt_variant *v, clsort_program **prog)
+                                    size_t fit_len, bt_variant *v, clsort_program **prog)
 {
     v->stable = stable;
     v->cap = (unsigned)clsort_bitonic_capacity(ctx, job->key.bytes, stable);
@@ -54,6 +59,10 @@ static clsort_status get_bt_program(clsort_context *ctx, const clsort_radix_job 
         return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
                            "the device's local memory is too small for the bitonic kernels");
     unsigned wg = ctx->tuning.bt_wg;
+    if (ctx->tuning.bt_fit_wg && fit_len >= 2 && fit_len <= v->cap) {
+        v->cap = (unsigned)pow2_ceil(fit_len);
+        wg = ctx->tuning.bt_fit_wg;
+    }
     if (wg > v->cap / 2)
         wg = v->cap / 2;
     if (wg > ctx->facts.max_work_group_size)
@@ -121,7 +130,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
      * under 4 groups per compute unit and the blocks still give every
      * work-item a pair to compare. */
     if (!plain) {
-        CLSORT_TRY(get_bt_program(ctx, job, stable, &v, &prog));
+        CLSORT_TRY(get_bt_program(ctx, job, stable, seg->count == 1 ? seg->maxlen : 0, &v, &prog));
         if (seg->maxlen <= v.cap) {
             cl_kernel k;
             CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_segments", &k));
@@ -148,7 +157,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     /* Padded network in temporaries: global steps where the distance
      * exceeds a work-group's block, local-memory phases below it (or only
      * global steps for the plain version). */
-    CLSORT_TRY(get_bt_program(ctx, job, true, &v, &prog));
+    CLSORT_TRY(get_bt_program(ctx, job, true, 0, &v, &prog));
     const size_t seg_pad = pow2_ceil(seg->maxlen < 2 ? 2 : seg->maxlen);
     const size_t npad = seg_pad * seg->count;
     if (npad > 0xffffffffull || seg_pad > 0x80000000ull)
@@ -241,7 +250,7 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
                            (unsigned)CLSORT_SELECTION_MAX, n);
     bt_variant v;
     clsort_program *prog;
-    CLSORT_TRY(get_bt_program(ctx, job, true, &v, &prog));
+    CLSORT_TRY(get_bt_program(ctx, job, true, 0, &v, &prog));
     cl_mem dk, dv = NULL;
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_KEYS, n * job->key.bytes, &dk));
     if (job->vals)
@@ -317,7 +326,7 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
     const size_t m = seg->covered;
     bt_variant v;
     clsort_program *prog;
-    CLSORT_TRY(get_bt_program(ctx, job, true, &v, &prog));
+    CLSORT_TRY(get_bt_program(ctx, job, true, 0, &v, &prog));
     cl_mem pk, perm, dk, dv = NULL;
     const unsigned ib = m > 0xffffffffull ? 8 : 4;
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_KEYS, m * 8, &pk));

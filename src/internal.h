@@ -67,6 +67,7 @@ typedef struct clsort_tuning {
     unsigned seg_packed_max; /* AUTO segments up to this longest length: one radix sort of (segment, key) */
     unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
     unsigned bt_regs;              /* bitonic: most elements a work-item sorts in registers (0: none) */
+    unsigned bt_fit_wg;            /* a lone segment: a program of its own capacity, up to this wg (0: off) */
     unsigned sel_wg, sel_block;    /* selection sort */
     unsigned scan_wg, scan_items;  /* scans */
     unsigned scan_onepass;         /* 1: single-pass look-back scan */

@@ -81,6 +81,11 @@
  *                many consecutive elements in registers, where the steps
  *                of distance below that need no local memory or barrier
  *                (0 or 1: every step through local memory)
+ *   bt_fit_wg    a lone segment (a small sort, or an explicit bitonic sort
+ *                that fits a work-group) runs a program built for its own
+ *                length: capacity its power of two, work-group size half
+ *                that, at most bt_fit_wg (0: the shared program of bt_wg
+ *                and bt_cap)
  *   sel_wg, sel_block  selection sort work-group and staging block
  *   scan_wg, scan_items  scan work-group and elements per work-item
  *   scan_onepass         the single-pass look-back scan (1) or reduce-then-scan (0)
@@ -111,7 +116,7 @@ static const tuning_row table[] = {
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,
       .hist_groups = 2, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 262144, .chain_max = 262144,
-      .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20, .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .sel_wg = 256, .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},
+      .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20, .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .bt_fit_wg = 1024, .sel_wg = 256, .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
@@ -248,6 +253,8 @@ static const field fields[] = {
     F(bt_wg, 1, 1024, "bitonic work-group size"),
     F(bt_cap, 0, 1u << 24, "most elements a bitonic work-group holds (0: what local memory allows)"),
     F(bt_regs, 0, 32, "bitonic elements per work-item in registers (0: all steps in local memory)"),
+    F(bt_fit_wg, 0, 1024,
+      "a lone bitonic segment: a program of its own power-of-two capacity, up to this work-group size (0: off)"),
     F(sel_wg, 1, 1024, "selection sort work-group size"),
     F(sel_block, 1, 65536, "selection sort keys staged in local memory per round"),
     F(scan_wg, 1, 1024, "scan work-group size"),

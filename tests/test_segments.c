@@ -336,11 +336,13 @@ void test_algorithms(void)
     clsort_context_release(ctx);
     /* small sorts: the one-launch bitonic path chosen automatically, and a
      * whole-array bitonic sort (local phases between global steps), with
-     * the tuned network and with other register runs (bt_regs) */
+     * the tuned network, with other register runs (bt_regs), and with
+     * programs built for each sort's own length (bt_fit_wg) */
     static const char *const small_tunings[] = {"small_max=4096", "small_max=4096,bt_regs=0",
-                                                "small_max=4096,bt_regs=8"};
+                                                "small_max=4096,bt_regs=8",
+                                                "small_max=4096,bt_fit_wg=64"};
     static const size_t smalls[] = {2, 17, 1000, 1024, 4095, 4096, 4097};
-    for (size_t v = 0; v < 3; v++) {
+    for (size_t v = 0; v < 4; v++) {
         ctx = test_context(small_tunings[v]);
         if (!ctx)
             return;
