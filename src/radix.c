@@ -212,9 +212,11 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->counters_at = s->portions * P * R;
         s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
         s->chain_at = s->bits_at + 4;                    /* 1 + P words, clsort_radix_chain */
-        /* the look-back areas last, in whole 16-byte words: the upfront
-         * count zeroes them (run_upfront) */
-        s->lookback_at = div_up(s->chain_at + 1 + P, 4) * 4;
+        /* the look-back areas last, in whole 16-byte words (the upfront
+         * count zeroes them: run_upfront), each tile's row starting on a
+         * 256-byte boundary: a warp's 32 words then lie in one 128-byte
+         * line, where rows 64 bytes off the line straddled two */
+        s->lookback_at = div_up(s->chain_at + 1 + P, 64) * 64;
         s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
         s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
         s->bases_words = s->carry_at + R;
