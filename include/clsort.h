@@ -185,7 +185,8 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * context keeps an event for every command it enqueues. clsort_context_profile
  * waits for them, writes one line per kernel ("name count total_ms") to buf
  * (NUL-terminated, truncated to size), clears the records and returns the
- * length it needed. Blocks. */
+ * length it needed. Blocks. With $CLSORT_PROFILE_LAUNCHES=1 it also writes
+ * every command on a line of its own, with the gap since the one before. */
 clsort_status clsort_context_set_profiling(clsort_context *ctx, int on);
 size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size);
 
