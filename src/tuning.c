@@ -83,9 +83,9 @@
  *                (0 or 1: every step through local memory)
  *   bt_fit_wg    a lone segment (a small sort, or an explicit bitonic sort
  *                that fits a work-group) runs a program built for its own
- *                length: capacity its power of two, work-group size half
- *                that, at most bt_fit_wg (0: the shared program of bt_wg
- *                and bt_cap)
+ *                length: capacity its power of two (at least 512),
+ *                work-group size half that, at most bt_fit_wg (0: the
+ *                shared program of bt_wg and bt_cap)
  *   sel_wg, sel_block  selection sort work-group and staging block
  *   scan_wg, scan_items  scan work-group and elements per work-item
  *   scan_onepass         the single-pass look-back scan (1) or reduce-then-scan (0)
