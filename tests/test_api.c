@@ -84,6 +84,7 @@ void test_context_selection(void)
 
 void test_context_from_queue(void)
 {
+    char small_text[16] = "x";
     clsort_context *own = test_context(NULL);
     if (!own)
         return;
@@ -102,10 +103,47 @@ void test_context_from_queue(void)
     c.value_size = 4;
     c.seed = 42;
     sort_and_check_buffer(ctx, &c, 5, "from queue");
+    /* profiling needs a queue with CL_QUEUE_PROFILING_ENABLE */
+    CHECK(clsort_context_set_profiling(ctx, 1) == CLSORT_ERROR_INVALID_QUEUE,
+          "profiling refused without a profiling queue");
     clsort_context_release(ctx);
     /* the caller's queue still works after the context is gone */
     CHECK(clFinish(q) == CL_SUCCESS, "queue alive");
     clReleaseCommandQueue(q);
+
+    /* profiling: one line per kernel, and with CLSORT_PROFILE_LAUNCHES=1
+     * one per command too; the records are cleared once reported */
+    cl_command_queue pq = clCreateCommandQueue(clsort_context_cl_context(own),
+                                               clsort_context_device(own),
+                                               CL_QUEUE_PROFILING_ENABLE, &err);
+    CHECK(err == CL_SUCCESS, "profiling queue");
+    if (err == CL_SUCCESS && clsort_context_create_from_queue(&ctx, pq, NULL) == CLSORT_SUCCESS) {
+        char text[4096], small[8];
+        CHECK(clsort_context_profile(ctx, text, sizeof text) == 0 && !text[0], "nothing recorded");
+        CHECK_OK(ctx, clsort_context_set_profiling(ctx, 1));
+        c.seed = 43;
+        sort_and_check_buffer(ctx, &c, 5, "profiled");
+        setenv("CLSORT_PROFILE_LAUNCHES", "1", 1);
+        size_t len = clsort_context_profile(ctx, text, sizeof text);
+        unsetenv("CLSORT_PROFILE_LAUNCHES");
+        CHECK(len > 0 && len == strlen(text), "profile length %zu", len);
+        CHECK(strstr(text, "clsort_") && strstr(text, " ms\n"), "a kernel's line: %s", text);
+        CHECK(strstr(text, "  #0 ") && strstr(text, "after the one before"), "launch lines: %s",
+              text);
+        CHECK(clsort_context_profile(ctx, text, sizeof text) == 0, "records cleared");
+        sort_and_check_buffer(ctx, &c, 5, "profiled again");
+        len = clsort_context_profile(ctx, small, sizeof small);
+        CHECK(len >= sizeof small && strlen(small) == sizeof small - 1, "truncated report");
+        CHECK_OK(ctx, clsort_context_set_profiling(ctx, 0));
+        sort_and_check_buffer(ctx, &c, 5, "not profiled");
+        CHECK(clsort_context_profile(ctx, text, sizeof text) == 0, "profiling off records nothing");
+        clsort_context_release(ctx);
+    }
+    if (err == CL_SUCCESS)
+        clReleaseCommandQueue(pq);
+    CHECK(clsort_context_profile(NULL, small_text, sizeof small_text) == 0 && !small_text[0],
+          "NULL context");
+    CHECK(clsort_context_set_profiling(NULL, 1) == CLSORT_ERROR_INVALID_ARGUMENT, "NULL context");
     CHECK(clsort_context_create_from_queue(&ctx, NULL, NULL) == CLSORT_ERROR_INVALID_QUEUE,
           "NULL queue");
     cl_command_queue ooo = clCreateCommandQueue(clsort_context_cl_context(own),
