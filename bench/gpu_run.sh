@@ -226,46 +226,17 @@ stage_compare() {
         --title "clsort (OpenCL) vs CUB, $(head -2 "$OUT/nvidia-smi.txt" | tail -1 | cut -d, -f1)"
 }
 
-stage_ab() {
-    # tunings alternating round by round in one process each, on the same
-    # inputs, with the per-kernel profile; line-buffered so that a timeout
-    # keeps what was printed
-    log "A/B: ${AB_TUNINGS:-tuned} on ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
+# The A/B rounds of stage_ab and stage_abrev: each variant in turn, round by
+# round, one process each, on the same inputs, with the per-kernel profile;
+# line-buffered so that a timeout keeps what was printed. A variant is
+# "old" (build-old's clsort), "tuned" (this build as it is), "opts:-DX=Y"
+# (this build with CLSORT_BUILD_OPTIONS instead of the environment's) or a
+# tuning spec.
+ab_rounds() {
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do
-        for t in ${AB_TUNINGS:-tuned}; do
+        for t in "$@"; do
             echo "--- round $r: $t"
-            local opts=${CLSORT_BUILD_OPTIONS:-} spec=""
-            case $t in
-                tuned) ;;
-                opts:*) opts=${t#opts:} ;; # CLSORT_BUILD_OPTIONS instead of a tuning
-                *) spec=$t ;;
-            esac
-            CLSORT_BUILD_OPTIONS=$opts timeout "${AB_TIMEOUT:-120}" stdbuf -oL ./$BUILD/clsort bench \
-                --device "${AB_DEVICE:-gpu}" --cases "${AB_CASES:-u32}" --sizes "${AB_SIZES:-32M,256M}" \
-                --no-qsort --min-reps 10 --seed $SEED --profile ${spec:+--tuning $spec} 2>&1 |
-                grep -v "^device" || echo "(exit ${PIPESTATUS[0]})"
-        done
-    done 2>&1 | tee -a "$OUT/ab.txt"
-}
-
-stage_abrev() {
-    # another revision's whole tree (AB_OLD_DIR, made by
-    # 'git archive REV | tar -x -C DIR': the device gets no .git) built into
-    # build-old, then its clsort and this tree's alternating round by round
-    # on the same inputs, with the per-kernel profile; AB_TUNINGS apply to
-    # this tree's build ("tuned" for none, "opts:-DNAME=V" for
-    # CLSORT_BUILD_OPTIONS instead of a tuning)
-    local old=${AB_OLD_DIR:?AB_OLD_DIR: a source tree to compare with}
-    log "A/B against $old: ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
-    if [ ! -x build-old/clsort ]; then
-        { cmake -S "$old" -B build-old -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=OFF \
-            -DCLSORT_BUILD_TESTS=OFF && cmake --build build-old -j"$(nproc)" --target clsort; } \
-            > "$OUT/build-old.log" 2>&1 || { tail -20 "$OUT/build-old.log"; return; }
-    fi
-    for r in $(seq 1 "${AB_ROUNDS:-2}"); do
-        for t in old ${AB_TUNINGS:-tuned}; do
-            echo "--- round $r: $t"
-            local bin=./$BUILD/clsort opts="" spec=""
+            local bin=./$BUILD/clsort opts=${CLSORT_BUILD_OPTIONS:-} spec=""
             case $t in
                 old) bin=./build-old/clsort ;;
                 tuned) ;;
@@ -278,6 +249,27 @@ stage_abrev() {
                 grep -v "^device" || echo "(exit ${PIPESTATUS[0]})"
         done
     done 2>&1 | tee -a "$OUT/ab.txt"
+}
+
+stage_ab() {
+    # tunings (AB_TUNINGS) alternating round by round
+    log "A/B: ${AB_TUNINGS:-tuned} on ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
+    ab_rounds ${AB_TUNINGS:-tuned}
+}
+
+stage_abrev() {
+    # another revision's whole tree (AB_OLD_DIR, made by
+    # 'git archive REV | tar -x -C DIR': the device gets no .git) built into
+    # build-old, then its clsort and this tree's alternating round by round;
+    # AB_TUNINGS apply to this tree's build
+    local old=${AB_OLD_DIR:?AB_OLD_DIR: a source tree to compare with}
+    log "A/B against $old: ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
+    if [ ! -x build-old/clsort ]; then
+        { cmake -S "$old" -B build-old -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=OFF \
+            -DCLSORT_BUILD_TESTS=OFF && cmake --build build-old -j"$(nproc)" --target clsort; } \
+            > "$OUT/build-old.log" 2>&1 || { tail -20 "$OUT/build-old.log"; return; }
+    fi
+    ab_rounds old ${AB_TUNINGS:-tuned}
 }
 
 stage_pack() {
