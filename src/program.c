@@ -349,6 +349,14 @@ clsort_status clsort_context_set_profiling(clsort_context *ctx, int on)
     return CLSORT_SUCCESS;
 }
 
+/* A profiled command's start and end stamps (0 where the device gives none). */
+static void event_span(cl_event ev, cl_ulong *t0, cl_ulong *t1)
+{
+    *t0 = *t1 = 0;
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof *t0, t0, NULL);
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t1, t1, NULL);
+}
+
 size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size)
 {
     char text[4096];
@@ -360,10 +368,9 @@ size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size)
         unsigned count[32];
         size_t nn = 0;
         for (size_t i = 0; i < ctx->nprof; i++) {
-            cl_ulong t0 = 0, t1 = 0;
+            cl_ulong t0, t1;
             clWaitForEvents(1, &ctx->prof[i].event);
-            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+            event_span(ctx->prof[i].event, &t0, &t1);
             size_t k = 0;
             while (k < nn && strcmp(names[k], ctx->prof[i].name))
                 k++;
@@ -386,9 +393,8 @@ size_t clsort_context_profile(clsort_context *ctx, char *buf, size_t size)
         const char *each = getenv("CLSORT_PROFILE_LAUNCHES");
         cl_ulong prev_end = 0;
         for (size_t i = 0; each && each[0] == '1' && i < ctx->nprof && len < sizeof text; i++) {
-            cl_ulong t0 = 0, t1 = 0;
-            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-            clGetEventProfilingInfo(ctx->prof[i].event, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+            cl_ulong t0, t1;
+            event_span(ctx->prof[i].event, &t0, &t1);
             len += (size_t)snprintf(text + len, sizeof text - len,
                                     "  #%-3zu %-24s %10.4f ms, %+8.1f us after the one before\n", i,
                                     ctx->prof[i].name, t1 > t0 ? (double)(t1 - t0) / 1e6 : 0.0,
