@@ -14,22 +14,10 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
-static double now(){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
+#include "bucket_sort.h"
 typedef uint32_t idx_t;
 static int NW; static int W[4]; /* digit widths, low first */
-static void bucket(uint32_t *a, uint32_t *b, uint32_t *u, idx_t lo, idx_t hi){
-  static uint32_t h[4][2048]; static idx_t pos[2048];
-  memset(h,0,sizeof h);
-  int sh[4]; int s=0; for(int j=0;j<NW;j++){sh[j]=s;s+=W[j];}
-  for(idx_t i=lo;i<hi;i++){ uint32_t k=a[i]; for(int j=0;j<NW;j++) h[j][(k>>sh[j])&((1u<<W[j])-1)]++; }
-  uint32_t *src=a,*dst;
-  for(int j=0;j<NW;j++){
-    dst = j==NW-1? u : (src==a? b : a);
-    idx_t run=lo; unsigned m=(1u<<W[j])-1; for(unsigned e=0;e<=m;e++){pos[e]=run;run+=h[j][e];}
-    for(idx_t i=lo;i<hi;i++){ uint32_t k=src[i]; dst[pos[(k>>sh[j])&m]++]=k; }
-    src=dst;
-  }
-}
+static void bucket(uint32_t *a, uint32_t *b, uint32_t *u, idx_t lo, idx_t hi){ bucket_sort(a,b,u,lo,hi,NW,W); }
 int main(int argc,char**argv){
   size_t n=32u<<20; uint32_t *k=malloc(n*4),*a0=malloc(n*4),*a=malloc(n*4),*b=malloc(n*4),*u=malloc(n*4); uint64_t s=1;
   for(size_t i=0;i<n;i++){s=s*6364136223846793005ull+1442695040888963407ull;k[i]=s>>32;}

@@ -17,20 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
-static double now(){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec/1e6;}
-static void bucket(uint32_t *a, uint32_t *b, uint32_t *u, size_t lo, size_t hi, int nw, const int *w){
-  static uint32_t h[4][4096]; static uint32_t pos[4096];
-  memset(h,0,sizeof h);
-  int sh[4]; int s=0; for(int j=0;j<nw;j++){sh[j]=s;s+=w[j];}
-  for(size_t i=lo;i<hi;i++){ uint32_t k=a[i]; for(int j=0;j<nw;j++) h[j][(k>>sh[j])&((1u<<w[j])-1)]++; }
-  uint32_t *src=a,*dst;
-  for(int j=0;j<nw;j++){
-    dst = j==nw-1? u : (src==a? b : a);
-    uint32_t run=lo; unsigned m=(1u<<w[j])-1; for(unsigned e=0;e<=m;e++){pos[e]=run;run+=h[j][e];}
-    for(size_t i=lo;i<hi;i++){ uint32_t k=src[i]; dst[pos[(k>>sh[j])&m]++]=k; }
-    src=dst;
-  }
-}
+#include "bucket_sort.h"
 int main(int argc,char**argv){
   if(argc<3||argc>6){fprintf(stderr,"usage: msd_model TOP_BITS W0 [W1 [W2 [W3]]] (widths summing to 32 with the top)\n");return 2;}
   size_t n=8u<<20; int tb=atoi(argv[1]); int nw=argc-2; int w[4]; int sum=tb; for(int j=0;j<nw;j++){w[j]=atoi(argv[2+j]);sum+=w[j];}
@@ -54,7 +41,7 @@ int main(int argc,char**argv){
       uint32_t sidx=0; for(int d=0;d<NB;d++){memcpy(a+pos[d],stage+sidx,h[d]*4);pos[d]+=h[d];sidx+=h[d];}
     }
     double t1=now();
-    for(int d=0;d<NB;d++) bucket(a,b,u,start[d],start[d+1],nw,w);
+    for(int d=0;d<NB;d++) bucket_sort(a,b,u,start[d],start[d+1],nw,w);
     double t2=now();
     for(size_t i=1;i<n;i++) if(u[i-1]>u[i]){printf("NOT SORTED\n");return 1;}
     if(rep){
