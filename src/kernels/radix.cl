@@ -138,6 +138,25 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
     }
 }
 
+/* One round of the work-group shapes' count: the keys k[j] that exist
+ * (OK(j)) noted with want_bits, then their digits of every pass counted in
+ * h (a macro, so that the vector and scalar rounds compile as written out). */
+#define HIST_COUNT_ROUND(OK)                                                              \
+    do {                                                                                  \
+        if (want_bits)                                                                    \
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)                                  \
+                if (OK(j))                                                                \
+                    clsort_note_bits(k[j], any, anyc);                                    \
+        for (uint p = p_lo; p < p_hi; p++) {                                              \
+            const uint shift = clsort_pass_shift(begin_bit, p);                           \
+            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);                    \
+            const uint flip = descending ? mask : 0;                                      \
+            _Pragma("unroll") for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)                \
+                if (OK(j))                                                                \
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);        \
+        }                                                                                 \
+    } while (0)
+
 /* Counts of the digits of passes [p_lo, p_hi) over keys[lo, hi) (this
  * work-group's chunk), added to dst[P][RADIX] with global atomics; with
  * want_bits it ORs the keys' images, and their complements, into any and
@@ -217,19 +236,7 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #endif
         }
 #define HV_OK(j) (v0 + ((j) / HV) * CLSORT_HIST_WG + lid < nv)
-        if (want_bits)
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
-                if (HV_OK(j))
-                    clsort_note_bits(k[j], any, anyc);
-        for (uint p = p_lo; p < p_hi; p++) {
-            const uint shift = clsort_pass_shift(begin_bit, p);
-            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-            const uint flip = descending ? mask : 0;
-#pragma unroll
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
-                if (HV_OK(j))
-                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
-        }
+        HIST_COUNT_ROUND(HV_OK);
 #undef HV_OK
     }
 #else
@@ -242,19 +249,9 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             idx_t i = base + j * CLSORT_HIST_WG + lid;
             k[j] = i < hi ? keys[i] : (KEY_T)0;
         }
-        if (want_bits)
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
-                if (base + j * CLSORT_HIST_WG + lid < hi)
-                    clsort_note_bits(k[j], any, anyc);
-        for (uint p = p_lo; p < p_hi; p++) {
-            const uint shift = clsort_pass_shift(begin_bit, p);
-            const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
-            const uint flip = descending ? mask : 0;
-#pragma unroll
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
-                if (base + j * CLSORT_HIST_WG + lid < hi)
-                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);
-        }
+#define SC_OK(j) (base + (j) * CLSORT_HIST_WG + lid < hi)
+        HIST_COUNT_ROUND(SC_OK);
+#undef SC_OK
     }
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
