@@ -481,7 +481,8 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
 }
 
 /* The fused start of a one-portion LSD sort (clsort_radix_upfront_plan):
- * the fill, the upfront count and the plan in one launch. */
+ * the upfront count (which zeroes all of scratch) and the plan in one
+ * launch, with the counts in the sync slot, kept zero between sorts. */
 static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
                                       const clsort_radix_job *job, const radix_shape *s,
                                       const radix_buffers *b, clsort_seq *seq)
@@ -493,19 +494,22 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
     const size_t n = job->n;
     size_t groups = upfront_groups(ctx, s, n);
     idx_arg a_n, a_chunk;
-    cl_ulong koff = job->keys_off, zero_from = s->counters_at,
-             zero_words = s->scratch_words - s->counters_at;
+    /* scratch_words is a whole number of 16-byte words */
+    cl_ulong koff = job->keys_off, zero_vec = s->scratch_words / 4;
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, skip = plan_skip(s), gen = job->gen_index;
-    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),      idx_of(s, &a_n, n),
+    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_n, n),
                          idx_of(s, &a_chunk, div_up(n, groups)),
-                         CLSORT_ARG(passes),     CLSORT_ARG(begin),     CLSORT_ARG(end),
-                         CLSORT_ARG(desc),       CLSORT_ARG(skip),      CLSORT_ARG(gen),
-                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_from), CLSORT_ARG(zero_words),
-                         CLSORT_ARG(sync),       CLSORT_ARG(b->state),  CLSORT_ARG(b->bases)};
-    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront_plan", args, 16));
-    return clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg, s->hist_wg,
-                         seq);
+                         CLSORT_ARG(passes),     CLSORT_ARG(begin),    CLSORT_ARG(end),
+                         CLSORT_ARG(desc),       CLSORT_ARG(skip),     CLSORT_ARG(gen),
+                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_vec), CLSORT_ARG(sync),
+                         CLSORT_ARG(b->state),   CLSORT_ARG(b->bases)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront_plan", args, 15));
+    clsort_status st = clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg,
+                                     s->hist_wg, seq);
+    if (st != CLSORT_SUCCESS) /* maybe counted but not cleared: the next sort gets a new slot */
+        clsort_pool_drop(ctx, CLSORT_SLOT_SYNC);
+    return st;
 }
 
 /* The whole sort of at most one tile in one work-group (clsort_radix_single):

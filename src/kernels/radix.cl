@@ -262,28 +262,23 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 }
 
 /* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
- * counts[P][RADIX]; each work-group takes a contiguous chunk. With
- * want_bits it also ORs the keys' images, and their complements, into
- * bitwords[0..4) (low and high halves of each), from which the first plan
- * of MSD order learns which digits vary. With gated it does nothing unless
- * that plan left the decision pending (ST_PENDING). With zero_vec > 0 it
- * also zeroes that many 16-byte words at zero + zero_off (the onesweep
- * passes' look-back areas, and where the counts are kept apart, the tile
- * counters too): not the counts it adds to. */
-kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
-void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
-                          uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
-                          global uint *counts, ulong counts_off, global uint *bitwords,
-                          ulong bits_off, uint want_bits, global const uint *state, uint gated,
-                          global uint *zero, ulong zero_off, ulong zero_vec)
+ * counts[P][RADIX]; the work-groups sweep the keys round by round
+ * (CLSORT_HIST_STRIDE) or take a contiguous chunk each. With want_bits it
+ * also ORs the keys' images, and their complements, into bitwords[0..4)
+ * (low and high halves of each), from which the first plan of MSD order
+ * learns which digits vary. With zero_vec > 0 it also zeroes that many
+ * 16-byte words at zero (the onesweep passes' look-back areas, and where
+ * the counts are kept apart, the tile counters too): not the counts it
+ * adds to. The work of clsort_radix_upfront and the start of
+ * clsort_radix_upfront_plan. */
+inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, uint p_lo,
+                                uint p_hi, uint begin_bit, uint end_bit, uint descending,
+                                global uint *counts, global uint *bitwords, uint want_bits,
+                                global uint *zero, ulong zero_vec, local uint *h)
 {
-    local uint h[MAX_PASSES * RADIX];
-    if (gated && !state[ST_PENDING])
-        return;
     if (zero_vec) {
-        /* zero_vec 16-byte words at zero + zero_off, a contiguous part per
-         * work-group */
-        global uint4 *z = (global uint4 *)(zero + zero_off);
+        /* zero_vec 16-byte words at zero, a contiguous part per work-group */
+        global uint4 *z = (global uint4 *)zero;
         const ulong per = (zero_vec + get_num_groups(0) - 1) / get_num_groups(0);
         const ulong z0 = get_group_id(0) * per, z1 = min(z0 + per, zero_vec);
         for (ulong e = z0 + get_local_id(0); e < z1; e += CLSORT_HIST_WG)
@@ -292,17 +287,15 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
     KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
 #if HIST_VEC && CLSORT_HIST_STRIDE
     /* the work-groups sweep all the keys together, round by round */
-    clsort_count_chunk(keys + keys_off, 0, n, p_lo, p_hi, begin_bit, end_bit, descending,
-                       want_bits, counts + counts_off, h, &any, &anyc, get_group_id(0),
-                       get_num_groups(0));
+    clsort_count_chunk(keys, 0, n, p_lo, p_hi, begin_bit, end_bit, descending, want_bits, counts,
+                       h, &any, &anyc, get_group_id(0), get_num_groups(0));
 #else
     const idx_t lo = (idx_t)get_group_id(0) * chunk;
     const idx_t hi = min(lo + chunk, n);
-    clsort_count_chunk(keys + keys_off, lo, hi, p_lo, p_hi, begin_bit, end_bit, descending,
-                       want_bits, counts + counts_off, h, &any, &anyc, 0, 1);
+    clsort_count_chunk(keys, lo, hi, p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
+                       counts, h, &any, &anyc, 0, 1);
 #endif
     if (want_bits) {
-        bitwords += bits_off;
         if ((uint)any)
             atomic_or(&bitwords[0], (uint)any);
         if ((uint)anyc)
@@ -314,6 +307,23 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
             atomic_or(&bitwords[3], (uint)(anyc >> 32));
 #endif
     }
+}
+
+/* clsort_upfront_work at the given offsets; with gated it does nothing
+ * unless MSD order's first plan left the decision pending (ST_PENDING). */
+kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
+void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
+                          uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
+                          global uint *counts, ulong counts_off, global uint *bitwords,
+                          ulong bits_off, uint want_bits, global const uint *state, uint gated,
+                          global uint *zero, ulong zero_off, ulong zero_vec)
+{
+    local uint h[MAX_PASSES * RADIX];
+    if (gated && !state[ST_PENDING])
+        return;
+    clsort_upfront_work(keys + keys_off, n, chunk, p_lo, p_hi, begin_bit, end_bit, descending,
+                        counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
+                        zero_vec, h);
 }
 
 /* The plan, by one work-group: counts[Q][P][RADIX] (one row per portion)
@@ -353,39 +363,48 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                         local uint *constant_digit)
 {
     const uint lid = get_local_id(0);
-    const uint per = (RADIX + get_local_size(0) - 1) / get_local_size(0);
     FOR_EACH_LOCAL(p, MAX_PASSES)
         constant_digit[p] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint p = phase == 1 ? passes - 1 : 0; p < passes; p++) {
-        /* Each work-item owns digits [lid*per, lid*per+per). */
-        idx_t own = 0;
-        for (uint j = 0; j < per; j++) {
-            uint d = lid * per + j;
-            if (d < RADIX) {
-                idx_t t = 0;
-                for (uint q = 0; q < portions; q++)
-                    t += counts[(q * passes + p) * RADIX + d];
-                if (t == n)
-                    constant_digit[p] = 1;
-                own += t;
-            }
+    /* The bases of every pass planned in one group scan, not one per pass
+     * (a scan's barriers each time): work-item lid owns the entries
+     * [lid*per, lid*per+per) of the (pass, digit) pairs of passes [p0,
+     * passes) in that order. Each pass's counts add up to n, so the scan's
+     * prefix at (p, d) is (p - p0) * n plus d's base in pass p; in idx_t's
+     * unsigned arithmetic the sum may wrap, and the subtraction wraps back
+     * to the base exactly. */
+    const uint p0 = phase == 1 ? passes - 1 : 0;
+    const uint m = (passes - p0) * RADIX;
+    const uint per = (m + get_local_size(0) - 1) / get_local_size(0);
+    idx_t own = 0;
+    for (uint j = 0; j < per; j++) {
+        const uint e = lid * per + j;
+        if (e < m) {
+            const uint p = p0 + e / RADIX, d = e % RADIX;
+            idx_t t = 0;
+            for (uint q = 0; q < portions; q++)
+                t += counts[(q * passes + p) * RADIX + d];
+            if (t == n)
+                constant_digit[p] = 1;
+            own += t;
         }
-        idx_t total;
-        idx_t run = clsort_group_scan_idx(own, s, &total);
-        for (uint j = 0; j < per; j++) {
-            uint d = lid * per + j;
-            if (d < RADIX) {
-                idx_t b = run;
-                for (uint q = 0; q < portions; q++) {
-                    uint c = counts[(q * passes + p) * RADIX + d];
-                    bases[(q * passes + p) * RADIX + d] = b;
-                    b += c;
-                    if (clear)
-                        counts[(q * passes + p) * RADIX + d] = 0;
-                }
-                run = b;
+    }
+    idx_t total;
+    idx_t run = clsort_group_scan_idx(own, s, &total);
+    for (uint j = 0; j < per; j++) {
+        const uint e = lid * per + j;
+        if (e < m) {
+            const uint p = p0 + e / RADIX, d = e % RADIX;
+            const idx_t before = (idx_t)(e / RADIX) * n; /* the passes before p */
+            idx_t b = run - before;
+            for (uint q = 0; q < portions; q++) {
+                uint c = counts[(q * passes + p) * RADIX + d];
+                bases[(q * passes + p) * RADIX + d] = b;
+                b += c;
+                if (clear)
+                    counts[(q * passes + p) * RADIX + d] = 0;
             }
+            run = b + before;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -564,62 +583,52 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
                           gen_index, scratch, state, bases, h, s, constant_digit, CLSORT_PLAN_WG);
 }
 
-/* sync words of clsort_radix_upfront_plan (a buffer of its own, all zero
- * between sorts; radix.c keeps the counts of the sorts without the fused
- * start there as well, from SYNC_COUNTS on, and their plan clears them) */
+/* sync words of clsort_radix_upfront_plan (a pool buffer of its own, all
+ * zero between sorts; radix.c keeps the counts of the sorts in LSD order
+ * without the fused start there as well, and their plan clears them) */
 #define SYNC_DONE 0   /* work-groups that have signed off */
-#define SYNC_COUNTS 1 /* then passes * RADIX running counts */
+#define SYNC_COUNTS 1 /* then passes * RADIX counts */
 
-/* The start of a one-portion sort in LSD order above the prologue's sizes:
- * the fill, the upfront count and the plan in one launch. Each work-group
- * zeroes its share of scratch[zero_from, + zero_words) (tile counters and
- * look-back words), adds the counts of its chunk to sync's with global
- * atomics and signs off; the last to sign off takes the totals, leaving
- * sync all zero again for the next sort (the host zeroes it once, when it
- * is allocated), writes them to the counts at the start of scratch and
- * makes the plan. No work-group waits for another: this needs no
- * forward-progress guarantee. */
+/* The start of a one-portion onesweep sort in LSD order in one launch
+ * instead of two: the upfront count (clsort_upfront_work) adds to the
+ * counts in sync and zeroes zero_vec 16-byte words at zero (all of
+ * scratch); each work-group then signs off, and the last to do so makes
+ * the plan (clsort_plan), clearing the counts as it reads them and the
+ * sign-off word, so that sync is all zero again for the next sort (the
+ * host zeroes it once, when it is allocated). No work-group waits for
+ * another: this needs no forward-progress guarantee. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
                                uint passes, uint begin_bit, uint end_bit, uint descending,
-                               uint allow_skip, uint gen_index, global uint *scratch,
-                               ulong zero_from, ulong zero_words, global uint *sync,
-                               global uint *state, global idx_t *bases)
+                               uint allow_skip, uint gen_index, global uint *zero,
+                               ulong zero_vec, global uint *sync, global uint *state,
+                               global idx_t *bases)
 {
     local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_HIST_WG)];
     local uint constant_digit[MAX_PASSES];
     local uint last;
     const uint lid = get_local_id(0);
-    const ulong g = get_group_id(0), groups = get_num_groups(0);
-    const ulong zc = (zero_words + groups - 1) / groups;
-    const ulong z0 = min(g * zc, zero_words), z1 = min(z0 + zc, zero_words);
-    for (ulong e0 = z0; e0 < z1; e0 += CLSORT_HIST_WG) /* uniform trip count */
-        if (e0 + lid < z1)
-            scratch[zero_from + e0 + lid] = 0;
-    const idx_t lo = (idx_t)g * chunk;
-    const idx_t hi = min(lo + chunk, n);
-    KEY_T any = 0, anyc = 0;
-    clsort_count_chunk(keys + keys_off, lo, hi, 0, passes, begin_bit, end_bit, descending, 0,
-                       sync + SYNC_COUNTS, h, &any, &anyc, 0, 1);
+    clsort_upfront_work(keys + keys_off, n, chunk, 0, passes, begin_bit, end_bit, descending,
+                        sync + SYNC_COUNTS, sync, 0, zero, zero_vec, h);
     /* the group's atomics before it signs off: the barrier orders them
      * before work-item 0's fence (one fence a group, as a grid barrier's) */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         clsort_global_fence();
-        last = atomic_inc(&sync[SYNC_DONE]) == groups - 1;
+        last = atomic_inc(&sync[SYNC_DONE]) == get_num_groups(0) - 1;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!last)
         return;
-    clsort_global_fence();
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        h[e] = atomic_xchg(&sync[SYNC_COUNTS + e], 0u);
+    clsort_global_fence(); /* every count added, seen by every work-item */
     if (lid == 0)
-        atomic_xchg(&sync[SYNC_DONE], 0u);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    clsort_plan_from_local(h, n, passes, begin_bit, end_bit, allow_skip, gen_index, scratch,
-                           state, bases, s, constant_digit);
+        sync[SYNC_DONE] = 0;
+    /* PoCL 3.1 (hist_wg=64, one work-group, 70001 keys) made wrong bases
+     * without this barrier, right ones with it */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    clsort_plan(sync + SYNC_COUNTS, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0,
+                1, sync, state, bases, s, constant_digit);
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys
