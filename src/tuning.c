@@ -1,7 +1,8 @@
 /* tuning.c - every tuned number of clsort, in one table keyed by device.
  *
- * A row matches on device type, vendor and (optionally) a substring of the
- * device name; the first matching row wins, the last row is the default.
+ * A row matches on device type, vendor, (optionally) a substring of the
+ * device name and a least number of compute units; the first matching row
+ * wins, the last row is the default.
  * `clsort tune` measures candidates on the present device and saves the
  * winner in the cache folder (context.c loads it over the table row), and
  * $CLSORT_TUNING or clsort_context_set_tuning() override single fields.
@@ -101,14 +102,23 @@ typedef struct tuning_row {
     int gpu;               /* 1 GPU, 0 CPU, -1 any */
     clsort_vendor vendor;  /* CLSORT_VENDOR_OTHER: any vendor */
     const char *name_part; /* NULL: any name */
+    unsigned min_cus;      /* at least this many compute units (0: any) */
     clsort_tuning t;
 } tuning_row;
 
 #define ONESWEEP CLSORT_ALGORITHM_ONESWEEP
 #define CLASSIC CLSORT_ALGORITHM_CLASSIC
+/* The PoCL rows' shape; LARGE_MIN: see large_bits */
+#define POCL_CPU_ROW(LARGE_MIN)                                                               \
+    {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
+     .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
+     .hist_groups = 2, .plan_wg = 64, .skip_min = 0, .small_max = 0, .prologue_max = 0,       \
+     .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16,             \
+     .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
+     .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN)}
 static const tuning_row table[] = {
     {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs (H100, measured)", 1,
-     CLSORT_VENDOR_NVIDIA, NULL,
+     CLSORT_VENDOR_NVIDIA, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 24,
       .os_rank = CLSORT_RANK_ATOMIC_OR, .os_wg_pairs = 512, .os_items_pairs = 16,
       .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
@@ -117,30 +127,32 @@ static const tuning_row table[] = {
       .hist_groups = 2, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 0x7fffffff, .chain_max = 262144,
       .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20, .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .bt_fit_wg = 1024, .sel_wg = 256, .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},
-    {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL,
+    {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
-    {"Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_INTEL, NULL,
+    {"Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_INTEL, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
+    /* PoCL on CPUs: the same shape by core count. 11-bit digits from 2M
+     * keys (large_bits) save a pass and win on 2 cores (Xeon-2, u32 8M:
+     * 39.2-39.5 against 43.3-44.6 ms; EPYC-2 likewise), but lost on the
+     * 16-core Xeon (PoCL 5, three rounds alternating: u32 8M 409-583
+     * against 662-729 MKeys/s, pairs 8M 307-335 against 381-524) */
+    {"PoCL CPUs of 8 or more cores: one work-item per group, 64K-key tiles, 8-bit digits", 0,
+     CLSORT_VENDOR_POCL, NULL, 8, POCL_CPU_ROW(0)},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", 0,
-     CLSORT_VENDOR_POCL, NULL,
-     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
-      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
-      .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
-      .small_max = 0, .prologue_max = 0, .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16, .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
-      .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = 1u << 21}},
-    {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL,
+     CLSORT_VENDOR_POCL, NULL, 0, POCL_CPU_ROW(1u << 21)},
+    {"other CPUs: the classic strategy, CPU shape", 0, CLSORT_VENDOR_OTHER, NULL, 0,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
       .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
     {"default: the classic strategy needs no forward progress between groups", -1,
-     CLSORT_VENDOR_OTHER, NULL,
+     CLSORT_VENDOR_OTHER, NULL, 0,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 128, .os_items = 8, .os_rank = 1,
       .cl_wg = 128, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20,
@@ -183,6 +195,8 @@ void clsort_tuning_for_device(const clsort_device_facts *f, clsort_tuning *out)
         if (r->vendor != CLSORT_VENDOR_OTHER && r->vendor != f->vendor)
             continue;
         if (r->name_part && !strstr(f->device_name, r->name_part))
+            continue;
+        if (f->compute_units < r->min_cus)
             continue;
         *out = r->t;
         return;

@@ -331,6 +331,18 @@ void test_tuning_spec(void)
     char before[1024], after[1024];
     clsort_context_get_tuning(ctx, before, sizeof before);
     CHECK(strstr(before, "radix_bits="), "tuning text: %s", before);
+    /* the table's rows by core count: PoCL's 11-bit digits (large_min) only
+     * below 8 compute units */
+    clsort_device_info info;
+    CHECK(clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS, "device info");
+    if (info.is_cpu && strstr(info.platform_name, "Portable Computing Language") &&
+        !getenv("CLSORT_TUNING")) {
+        const char *lm = strstr(before, "large_min=");
+        CHECK(lm, "large_min in %s", before);
+        if (lm)
+            CHECK((strtoul(lm + 10, NULL, 10) == 0) == (info.compute_units >= 8),
+                  "PoCL row for %u compute units: %s", info.compute_units, before);
+    }
     CHECK(clsort_context_set_tuning(ctx, "radix_bits=4,algorithm=classic") == CLSORT_SUCCESS,
           "set: %s", clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
