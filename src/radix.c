@@ -482,15 +482,14 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
 
 /* The fused start of a one-portion LSD sort (clsort_radix_upfront_plan):
  * the upfront count (which zeroes all of scratch) and the plan in one
- * launch, with the counts in the sync slot, kept zero between sorts. */
+ * launch, with the counts in the sync slot (b->counts, kept zero between
+ * sorts), after its sign-off word. */
 static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
                                       const clsort_radix_job *job, const radix_shape *s,
                                       const radix_buffers *b, clsort_seq *seq)
 {
     cl_kernel k;
-    cl_mem sync;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_upfront_plan", &k));
-    CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SYNC, sync_words(s) * 4, &sync));
     const size_t n = job->n;
     size_t groups = upfront_groups(ctx, s, n);
     idx_arg a_n, a_chunk;
@@ -502,14 +501,11 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
                          idx_of(s, &a_chunk, div_up(n, groups)),
                          CLSORT_ARG(passes),     CLSORT_ARG(begin),    CLSORT_ARG(end),
                          CLSORT_ARG(desc),       CLSORT_ARG(skip),     CLSORT_ARG(gen),
-                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_vec), CLSORT_ARG(sync),
+                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_vec), CLSORT_ARG(b->counts),
                          CLSORT_ARG(b->state),   CLSORT_ARG(b->bases)};
     CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront_plan", args, 15));
-    clsort_status st = clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg,
-                                     s->hist_wg, seq);
-    if (st != CLSORT_SUCCESS) /* maybe counted but not cleared: the next sort gets a new slot */
-        clsort_pool_drop(ctx, CLSORT_SLOT_SYNC);
-    return st;
+    return clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg, s->hist_wg,
+                         seq);
 }
 
 /* The whole sort of at most one tile in one work-group (clsort_radix_single):
@@ -743,19 +739,21 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
         (size_t)s.max_passes * s.radix * 4 + 8192 <= ctx->facts.local_mem_bytes) {
         /* One work-group zeroes, counts and plans: one launch, not three. */
         CLSORT_TRY(run_prologue(ctx, prog, job, &s, &b, seq));
-    } else if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && s.portions == 1 && !s.msd &&
-               job->n <= ctx->tuning.fused_max) {
-        /* Zero, count and plan in one launch (its last work-group plans). */
-        CLSORT_TRY(run_upfront_plan(ctx, prog, job, &s, &b, seq));
     } else if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && !s.msd) {
-        /* No fill: the counts are kept zero between sorts (radix_buffers),
-         * the first upfront count zeroes the rest of scratch. */
+        /* No fill: the counts are kept zero between sorts in the sync slot
+         * (radix_buffers), the upfront count zeroes the rest of scratch;
+         * up to fused_max keys its last work-group also plans (one launch) */
         CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SYNC, sync_words(&s) * 4, &b.counts));
         b.counts_at = SYNC_COUNTS;
         b.counts_kept_zero = true;
-        clsort_status st = run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, true, seq);
-        if (st == CLSORT_SUCCESS)
-            st = run_plan(ctx, prog, job, &s, &b, 0, seq);
+        clsort_status st;
+        if (s.portions == 1 && job->n <= ctx->tuning.fused_max) {
+            st = run_upfront_plan(ctx, prog, job, &s, &b, seq);
+        } else {
+            st = run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, true, seq);
+            if (st == CLSORT_SUCCESS)
+                st = run_plan(ctx, prog, job, &s, &b, 0, seq);
+        }
         if (st != CLSORT_SUCCESS) {
             /* maybe counted but not cleared: the next sort gets a new slot */
             clsort_pool_drop(ctx, CLSORT_SLOT_SYNC);

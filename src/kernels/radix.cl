@@ -504,21 +504,6 @@ void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uin
                 bitwords + bits_off, state, bases, s, constant_digit);
 }
 
-/* The plan of a one-portion sort from its counts h (local, passes * RADIX
- * words, complete): they are written to counts, from which clsort_plan
- * reads them. */
-inline void clsort_plan_from_local(local const uint *h, idx_t n, uint passes, uint begin_bit,
-                                   uint end_bit, uint allow_skip, uint gen_index,
-                                   global uint *counts, global uint *state, global idx_t *bases,
-                                   local idx_t *s, local uint *constant_digit)
-{
-    FOR_EACH_LOCAL(e, passes * RADIX)
-        counts[e] = h[e];
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, 0, counts,
-                state, bases, s, constant_digit);
-}
-
 /* The one-work-group start of a small sort (one portion): counts every
  * pass's digits of keys[0, n) in h (local, passes * RADIX words), writes
  * them to counts and makes the plan from them. One work-item counts with
@@ -558,8 +543,11 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    clsort_plan_from_local(h, n, passes, begin_bit, end_bit, allow_skip, gen_index, counts, state,
-                           bases, s, constant_digit);
+    FOR_EACH_LOCAL(e, passes * RADIX)
+        counts[e] = h[e];
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, 0, counts,
+                state, bases, s, constant_digit);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
