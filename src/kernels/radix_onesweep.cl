@@ -204,8 +204,7 @@ typedef struct os_mem {
     uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
     uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
 #endif
-    uint tile; /* the tile's number (and the look-back flags' xor in the top bit: see
-                * clsort_os_tile), set by work-item 0 before clsort_os_tile */
+    uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
 #ifdef CLSORT_OS_TRACE
     ulong tmark[OS_TRACE_WORDS];
 #endif
@@ -226,17 +225,14 @@ inline idx_t clsort_tile_dest(global uint *lb, uint lbx, global const idx_t *bas
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
- * the tile's counts; bases 0: the tile is the whole output). Values go along; with gen they are generated: portion
+ * the tile's counts, its flags xored with lbx; bases 0: the tile is the
+ * whole output). Values go along; with gen they are generated: portion
  * index + gen_base. The caller has set m->tile (work-item 0) before. */
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
                            idx_t gen_base, uint len, uint shift, uint mask, uint flip,
-                           global uint *lb, global const idx_t *bases)
+                           global uint *lb, uint lbx, global const idx_t *bases)
 {
-    /* m->tile: the tile's number, and in its top bit the xor of the pass's
-     * look-back flags (LB_PREFIX or 0, see clsort_lookback): one word of
-     * local memory, read where the tile needs them, and no register held
-     * for the xor across the tile */
 #if CLSORT_OS_RANK == 0
     /* ---- one work-item: count, publish, sort the tile into local memory
      * by digit, look back, and copy each digit's run out. Local memory is
@@ -244,7 +240,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
      * out writes each destination sequentially, where a scatter straight
      * from the input touches RADIX places in memory for every few keys
      * (measured 1.7-2x faster for the pass on EPYC-2). */
-    const uint tile = m->tile & ~LB_PREFIX, lbx = m->tile & LB_PREFIX;
+    const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
     uint h[RADIX], at[RADIX];
@@ -289,7 +285,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     FOR_EACH_LOCAL(d, RADIX)
         m->lh[d] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const uint tile = m->tile & ~LB_PREFIX, lbx = m->tile & LB_PREFIX;
+    const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
     clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip,
@@ -325,9 +321,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         lwh[e] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     OS_MARK(m, 3);
-    const uint tile = m->tile & ~LB_PREFIX;
-    /* the flags' xor where it is used: a local load, not a register held */
-#define TILE_LBX (m->tile & LB_PREFIX)
+    const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
     const uint wbase = warp * (32 * CLSORT_OS_ITEMS) + lane;
@@ -372,7 +366,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         }
         m->lcount[lid] = tot;
         if (lb)
-            clsort_publish_aggregate(lb, TILE_LBX, tile, lid, tot);
+            clsort_publish_aggregate(lb, lbx, tile, lid, tot);
         incl = clsort_warp_inclusive_scan(tot, lane);
         if (lane == 31)
             m->wsum[warp] = incl;
@@ -398,7 +392,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         m->lcount[d] = tot;
         m->lstart[d] = tot;
         if (lb)
-            clsort_publish_aggregate(lb, TILE_LBX, tile, d, tot);
+            clsort_publish_aggregate(lb, lbx, tile, d, tot);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
@@ -466,7 +460,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
         m->ltg[d] =
-            clsort_tile_dest(lb, TILE_LBX, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
+            clsort_tile_dest(lb, lbx, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     OS_MARK(m, 7);
 #if HAVE_VALUES
@@ -517,7 +511,6 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #undef ITEM_OK
 #undef DIG
 #undef RANK_OF
-#undef TILE_LBX
 #endif
 }
 
@@ -598,9 +591,9 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         return;
     }
     bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
-    m.tile = atomic_inc(&tile_counter[counter_idx]) |
-             (pass_arg == MSD_LAUNCH ? 0u : LB_PARITY_OF(state, pass));
+    m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
+    const uint lbx = pass_arg == MSD_LAUNCH ? 0u : LB_PARITY_OF(state, pass);
 #else
     /* MSD order is the serial shape's alone (radix.c): the pass is the
      * argument, which keeps shift and mask in kernel parameters (deriving
@@ -615,8 +608,8 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         asm volatile("mov.u64 %0, %%clock64;" : "=l"(m.tmark[0]));
     }
 #endif
-    if (get_local_id(0) == 0) /* the number and the flags' xor in one word */
-        m.tile = atomic_inc(&tile_counter[counter_idx]) | LB_PARITY_OF(state, pass);
+    if (get_local_id(0) == 0)
+        m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
     const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
     if (w.s0 != PASS_LSD) {
@@ -625,6 +618,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         return;
     }
     bases += bases_off;
+    const uint lbx = LB_PARITY_OF(state, pass);
 #endif
     ku += ku_off;
     vu += vu_off;
@@ -637,10 +631,10 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),
                    SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),
                    HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
-                   descending ? mask : 0u, lookback + lb_off, bases);
+                   descending ? mask : 0u, lookback + lb_off, lbx, bases);
 #if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2
     if (get_local_id(0) == 0) { /* 0: SM, 1: global timer at the start, 10: at the end */
-        global ulong *t = os_trace + (ulong)(m.tile & ~LB_PREFIX) * OS_TRACE_WORDS;
+        global ulong *t = os_trace + (ulong)m.tile * OS_TRACE_WORDS;
         uint sm;
         ulong g1;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -698,7 +692,7 @@ void clsort_radix_chain(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
         clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb),
                        HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u,
-                       scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX);
+                       scratch + lb_off + (ulong)pass * tiles * RADIX, 0, bases + pass * RADIX);
     }
     /* sign off once every work-item's writes are done */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -750,7 +744,7 @@ void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, globa
             m.tile.tile = 0;
         clsort_os_tile(&m.tile, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb), gen, 0, n, shift,
-                       mask, descending ? mask : 0u, 0, bases + p * RADIX);
+                       mask, descending ? mask : 0u, 0, 0, bases + p * RADIX);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
@@ -794,7 +788,7 @@ void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
             m.tile = 0;
         clsort_os_tile(&m, (p & 1) ? k1 : k0, (p & 1) ? k0 : k1, (p & 1) ? v1 : v0,
                        (p & 1) ? v0 : v1, gen_index && p == 0, start, (uint)len, shift, mask,
-                       descending ? mask : 0u, 0, 0);
+                       descending ? mask : 0u, 0, 0, 0);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
