@@ -46,12 +46,6 @@ typedef struct radix_shape {
      * active one (ALLOW_FOLD in radix.cl): no finish launch */
     bool fold;
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
-    /* every LSD pass in one launch (clsort_radix_chain): LSD order, one
-     * portion, up to the tuning's chain_max keys; its passes overlap, so
-     * each has a look-back area of its own, where the passes of separate
-     * launches share one (see lb_areas) */
-    bool chain;
-    size_t lb_areas;
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
@@ -220,23 +214,12 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->counters_at = s->portions * P * R;
         s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
         s->chain_at = s->bits_at + 4;                    /* 1 + P words, clsort_radix_chain */
-        s->chain = !segments && !s->msd && s->portions == 1 && n <= t->chain_max &&
-                   (uint64_t)s->tiles_pp * P <= 0xffffffffull;
-        /* The look-back area last, in whole 16-byte words (the upfront
-         * count zeroes it: run_upfront), each tile's row starting on a
+        /* the look-back areas last, in whole 16-byte words (the upfront
+         * count zeroes them: run_upfront), each tile's row starting on a
          * 256-byte boundary: a warp's 32 words then lie in one 128-byte
-         * line, where rows 64 bytes off the line straddled two. Pass
-         * launches share one area: a pass's words all end flagged
-         * inclusive, and the next active pass reads them with the flags'
-         * meaning turned (the plan's ST_LB_PARITY, radix.cl), so stale
-         * words read as not yet published and the area needs no zeroing
-         * between passes; with several portions, whose last portion leaves
-         * a shorter part of the area written, it is zeroed before each
-         * launch instead. The chained launch's passes overlap: an area
-         * each. */
-        s->lb_areas = s->chain ? P : 1;
+         * line, where rows 64 bytes off the line straddled two */
         s->lookback_at = div_up(s->chain_at + 1 + P, 64) * 64;
-        s->scratch_words = s->lookback_at + div_up(s->lb_areas * s->tiles_pp * R, 4) * 4;
+        s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
         s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
         s->bases_words = s->carry_at + R;
     } else {
@@ -557,12 +540,12 @@ static clsort_status run_single(clsort_context *ctx, clsort_program *prog,
 static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kernel kc,
                                        const clsort_radix_job *job, const radix_shape *s,
                                        const radix_buffers *b, cl_uint pass_arg, cl_uint finish,
-                                       bool first_launch, clsort_seq *seq)
+                                       clsort_seq *seq)
 {
     const size_t n = job->n, R = s->radix;
     const cl_uint p = pass_arg == MSD_LAUNCH ? 0 : pass_arg;
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, carry_off = s->carry_at;
-    cl_ulong lb_off = s->lookback_at; /* the one area of the pass launches */
+    cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
     cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
     for (size_t q = 0; q < s->portions; q++) {
         size_t start = q * s->portion;
@@ -570,7 +553,7 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
         cl_ulong bases_off = q > 0                     ? carry_off
                              : pass_arg == MSD_LAUNCH ? BASES_OF_PASS
                                                       : (cl_ulong)p * R;
-        if (s->portions > 1 && !(first_launch && q == 0)) /* served the launch before */
+        if (q > 0) /* the pass's look-back area served the previous portion */
             CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
         cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
         idx_arg a_start;
@@ -604,6 +587,14 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
     return CLSORT_SUCCESS;
 }
 
+/* Whether every pass runs in one launch (clsort_radix_chain): LSD order,
+ * one portion, up to the tuning's chain_max keys. */
+static bool chained(const clsort_context *ctx, const clsort_radix_job *job, const radix_shape *s)
+{
+    return !s->msd && s->portions == 1 && job->n <= ctx->tuning.chain_max &&
+           (uint64_t)s->tiles_pp * s->passes <= 0xffffffffull;
+}
+
 static clsort_status run_chain(clsort_context *ctx, clsort_program *prog,
                                const clsort_radix_job *job, const radix_shape *s,
                                const radix_buffers *b, clsort_seq *seq)
@@ -632,14 +623,14 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
                                   const clsort_radix_job *job, const radix_shape *s,
                                   const radix_buffers *b, clsort_seq *seq)
 {
-    if (s->chain)
+    if (chained(ctx, job, s))
         return run_chain(ctx, prog, job, s, b, seq);
     cl_kernel k, kc = NULL;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_onesweep", &k));
     if (s->portions > 1)
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
     if (s->msd) {
-        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, true, seq));
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
         cl_kernel kbk;
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
         cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
@@ -655,7 +646,7 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
     }
     for (cl_uint p = 0; p < s->passes; p++)
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, p, s->fold && p + 1 == s->passes,
-                                     !s->msd && p == 0, seq));
+                                     seq));
     return CLSORT_SUCCESS;
 }
 
@@ -742,7 +733,7 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     radix_buffers b;
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
     s.fold = s.algorithm == CLSORT_ALGORITHM_ONESWEEP && !s.msd && s.allow_skip &&
-             s.passes >= 2 && !s.chain;
+             s.passes >= 2 && !chained(ctx, job, &s);
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && job->n <= ctx->tuning.single_max &&
         job->n <= s.tile && single_local_bytes(&s) <= ctx->facts.local_mem_bytes)
         return run_single(ctx, prog, job, &s, &b, seq);

@@ -52,10 +52,6 @@
 #define ST_IOTA 2
 #define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
 #define ST_PENDING 4 /* the first plan of MSD order could not decide (see below) */
-/* Words 5 and 6: bit p (of 64) set where LSD pass p reads and writes the
- * one look-back area with its flags turned (xor LB_PREFIX: the inclusive
- * words the active pass before it left read as not yet published) */
-#define ST_LB_PARITY 5
 #define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
@@ -466,13 +462,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             state[ST_ACTIVE_PASSES] = active;
             state[ST_COPY_BACK] = 0;
             state[ST_IOTA] = 0;
-            state[ST_LB_PARITY] = state[ST_LB_PARITY + 1] = 0; /* the top pass's launch alone */
         } else {
-            /* Each pass that publishes look-back words (PASS_LSD) uses the
-             * area with the flags' meaning turned from the one before (one
-             * portion; radix.c zeroes it between portions' launches) */
-            uint cur = 0, seen = 0, lb_uses = 0;
-            ulong parity = 0;
+            uint cur = 0, seen = 0;
             for (uint p = 0; p < passes; p++) {
                 uint on = !((allow_skip & 1) && constant_digit[p]) || (copy_first && p == 0);
                 uint dst = cur;
@@ -483,20 +474,13 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                     else
                         dst = (cur == 1) ? 2 : 1; /* U->A, A->B, B->A */
                 }
-                const uint kind = on ? (copy_first && p == 0 ? PASS_COPY : PASS_LSD) : PASS_OFF;
-                if (kind == PASS_LSD) {
-                    if (portions == 1 && (lb_uses & 1))
-                        parity |= 1ul << p;
-                    lb_uses++;
-                }
-                state[ST_PASS(p) + ST_PASS_ACTIVE] = kind;
+                state[ST_PASS(p) + ST_PASS_ACTIVE] =
+                    on ? (copy_first && p == 0 ? PASS_COPY : PASS_LSD) : PASS_OFF;
                 state[ST_PASS(p) + ST_PASS_SRC] = cur;
                 state[ST_PASS(p) + ST_PASS_DST] = dst;
                 state[ST_PASS(p) + ST_PASS_FIRST] = on && seen == 1 && gen_index;
                 cur = dst;
             }
-            state[ST_LB_PARITY] = (uint)parity;
-            state[ST_LB_PARITY + 1] = (uint)(parity >> 32);
             state[ST_ACTIVE_PASSES] = active;
             state[ST_COPY_BACK] = (active == 1);
             state[ST_IOTA] = (active == 0) && gen_index;

@@ -97,11 +97,6 @@ inline void clsort_lb_store(global uint *p, uint v)
 /* Decoupled look-back for digit d of this tile: adds the counts of the tiles
  * before it until one that carries its inclusive prefix, then publishes this
  * tile's inclusive prefix. The tile's own aggregate was published before.
- * lbx (0 or LB_PREFIX) is xored into every word's flags: a pass that reuses
- * the area of the pass before, all of whose words it left flagged
- * LB_PREFIX, turns the flags' meaning so that those words read LB_EMPTY
- * (and its own inclusive words, stored as 0, read LB_PREFIX); the pass
- * after turns them back. The value bits are never touched.
  * CLSORT_LB_BATCH predecessors' words are read at once, so that a walk back
  * over many tiles that carry only their aggregates costs one round trip per
  * batch instead of one per tile; the words are then taken in order, and a
@@ -109,7 +104,7 @@ inline void clsort_lb_store(global uint *p, uint v)
 #ifndef CLSORT_LB_BATCH
 #define CLSORT_LB_BATCH 1
 #endif
-inline uint clsort_lookback(global uint *lb, uint lbx, uint tile, uint d, uint agg)
+inline uint clsort_lookback(global uint *lb, uint tile, uint d, uint agg)
 {
     uint excl = 0;
     if (tile > 0) {
@@ -118,7 +113,7 @@ inline uint clsort_lookback(global uint *lb, uint lbx, uint tile, uint d, uint a
             uint w[CLSORT_LB_BATCH];
 #pragma unroll
             for (uint i = 0; i < CLSORT_LB_BATCH; i++) /* tile 0 carries a prefix: */
-                w[i] = LB_LOAD(&lb[(j >= i ? j - i : 0u) * RADIX + d]) ^ lbx; /* never past it */
+                w[i] = LB_LOAD(&lb[(j >= i ? j - i : 0u) * RADIX + d]); /* never past it */
             uint taken = 0, found = 0, stop = 0;
 #pragma unroll
             for (uint i = 0; i < CLSORT_LB_BATCH; i++) {
@@ -134,18 +129,15 @@ inline uint clsort_lookback(global uint *lb, uint lbx, uint tile, uint d, uint a
                 break;
             j -= taken;
         }
-        LB_STORE(&lb[tile * RADIX + d], ((excl + agg) | LB_PREFIX) ^ lbx);
+        LB_STORE(&lb[tile * RADIX + d], (excl + agg) | LB_PREFIX);
     }
     return excl;
 }
 
-inline void clsort_publish_aggregate(global uint *lb, uint lbx, uint tile, uint d, uint agg)
+inline void clsort_publish_aggregate(global uint *lb, uint tile, uint d, uint agg)
 {
-    LB_STORE(&lb[tile * RADIX + d], (agg | (tile == 0 ? LB_PREFIX : LB_AGGREGATE)) ^ lbx);
+    LB_STORE(&lb[tile * RADIX + d], agg | (tile == 0 ? LB_PREFIX : LB_AGGREGATE));
 }
-
-/* The flags' xor of LSD pass p's look-back words (see clsort_lookback) */
-#define LB_PARITY_OF(state, p) ((((state)[ST_LB_PARITY + ((p) >> 5)] >> ((p) & 31)) & 1u) ? LB_PREFIX : 0u)
 
 /* The pass a launch runs: pass_arg of the plan where it runs in LSD order,
  * or with MSD_LAUNCH the pass the plan chose to run first. Returns 0 when
@@ -214,24 +206,23 @@ typedef struct os_mem {
  * in the tile) go in the output: the pass's base plus, in a onesweep pass,
  * the look-back over the tiles before; the single work-group sort (lb 0)
  * has one tile; a segment that is one tile (bases 0) keeps its own starts. */
-inline idx_t clsort_tile_dest(global uint *lb, uint lbx, global const idx_t *bases, uint tile,
-                              uint d, uint count, uint start)
+inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint tile, uint d,
+                              uint count, uint start)
 {
     if (!bases)
         return start;
-    return bases[d] + (lb ? clsort_lookback(lb, lbx, tile, d, count) : 0);
+    return bases[d] + (lb ? clsort_lookback(lb, tile, d, count) : 0);
 }
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
- * the tile's counts, its flags xored with lbx; bases 0: the tile is the
- * whole output). Values go along; with gen they are generated: portion
+ * the tile's counts; bases 0: the tile is the whole output). Values go along; with gen they are generated: portion
  * index + gen_base. The caller has set m->tile (work-item 0) before. */
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
                            idx_t gen_base, uint len, uint shift, uint mask, uint flip,
-                           global uint *lb, uint lbx, global const idx_t *bases)
+                           global uint *lb, global const idx_t *bases)
 {
 #if CLSORT_OS_RANK == 0
     /* ---- one work-item: count, publish, sort the tile into local memory
@@ -250,7 +241,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         h[DIGIT_OF(src[t0 + i], shift, mask, flip)]++;
     if (lb)
         for (uint d = 0; d < RADIX; d++)
-            clsort_publish_aggregate(lb, lbx, tile, d, h[d]);
+            clsort_publish_aggregate(lb, tile, d, h[d]);
     uint acc = 0;
     for (uint d = 0; d < RADIX; d++) {
         at[d] = acc;
@@ -267,7 +258,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     uint s = 0;
     for (uint d = 0; d < RADIX; d++) {
         const uint c = h[d];
-        const idx_t p = clsort_tile_dest(lb, lbx, bases, tile, d, c, s);
+        const idx_t p = clsort_tile_dest(lb, bases, tile, d, c, s);
         global KEY_T *ok = dst + p;
         for (uint j = 0; j < c; j++)
             ok[j] = m->stage_k[s + j];
@@ -294,12 +285,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     FOR_EACH_LOCAL(d, RADIX) {
         m->lcount[d] = m->lh[d];
         if (lb)
-            clsort_publish_aggregate(lb, lbx, tile, d, m->lh[d]);
+            clsort_publish_aggregate(lb, tile, d, m->lh[d]);
     }
     const uint order = clsort_rank_local(m->ldig, CLSORT_OS_ITEMS, m->perm, m->cnt_l, m->scan_s);
     clsort_local_exclusive_scan(m->lh, RADIX, m->scan_s); /* lh: tile digit starts */
     FOR_EACH_LOCAL(d, RADIX)
-        m->ltg[d] = clsort_tile_dest(lb, lbx, bases, tile, d, m->lcount[d], m->lh[d]) - m->lh[d];
+        m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lh[d]) - m->lh[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(i, cnt) {
         uint s = m->perm[order + i];
@@ -366,7 +357,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         }
         m->lcount[lid] = tot;
         if (lb)
-            clsort_publish_aggregate(lb, lbx, tile, lid, tot);
+            clsort_publish_aggregate(lb, tile, lid, tot);
         incl = clsort_warp_inclusive_scan(tot, lane);
         if (lane == 31)
             m->wsum[warp] = incl;
@@ -392,7 +383,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         m->lcount[d] = tot;
         m->lstart[d] = tot;
         if (lb)
-            clsort_publish_aggregate(lb, lbx, tile, d, tot);
+            clsort_publish_aggregate(lb, tile, d, tot);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
@@ -460,7 +451,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             skeys[RANK_OF(j)] = keys[j];
     FOR_EACH_LOCAL(d, RADIX)
         m->ltg[d] =
-            clsort_tile_dest(lb, lbx, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
+            clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     OS_MARK(m, 7);
 #if HAVE_VALUES
@@ -593,7 +584,6 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     bases += bases_off == BASES_OF_PASS ? (ulong)pass * RADIX : bases_off;
     m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
-    const uint lbx = pass_arg == MSD_LAUNCH ? 0u : LB_PARITY_OF(state, pass);
 #else
     /* MSD order is the serial shape's alone (radix.c): the pass is the
      * argument, which keeps shift and mask in kernel parameters (deriving
@@ -618,7 +608,6 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
         return;
     }
     bases += bases_off;
-    const uint lbx = LB_PARITY_OF(state, pass);
 #endif
     ku += ku_off;
     vu += vu_off;
@@ -631,7 +620,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),
                    SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),
                    HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
-                   descending ? mask : 0u, lookback + lb_off, lbx, bases);
+                   descending ? mask : 0u, lookback + lb_off, bases);
 #if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2
     if (get_local_id(0) == 0) { /* 0: SM, 1: global timer at the start, 10: at the end */
         global ulong *t = os_trace + (ulong)m.tile * OS_TRACE_WORDS;
@@ -692,7 +681,7 @@ void clsort_radix_chain(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
         clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb),
                        HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u,
-                       scratch + lb_off + (ulong)pass * tiles * RADIX, 0, bases + pass * RADIX);
+                       scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX);
     }
     /* sign off once every work-item's writes are done */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -744,7 +733,7 @@ void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, globa
             m.tile.tile = 0;
         clsort_os_tile(&m.tile, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb), gen, 0, n, shift,
-                       mask, descending ? mask : 0u, 0, 0, bases + p * RADIX);
+                       mask, descending ? mask : 0u, 0, bases + p * RADIX);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
@@ -788,7 +777,7 @@ void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
             m.tile = 0;
         clsort_os_tile(&m, (p & 1) ? k1 : k0, (p & 1) ? k0 : k1, (p & 1) ? v1 : v0,
                        (p & 1) ? v0 : v1, gen_index && p == 0, start, (uint)len, shift, mask,
-                       descending ? mask : 0u, 0, 0, 0);
+                       descending ? mask : 0u, 0, 0);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
