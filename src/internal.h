@@ -74,7 +74,6 @@ typedef struct clsort_tuning {
     unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
     unsigned msd;       /* serial onesweep: top digit first, then each bucket in cache (0: LSD) */
     unsigned large_bits, large_min; /* digit width from n = large_min on (0: radix_bits) */
-    unsigned in_bits;   /* MSD order: the in-bucket digit width (0: the sort's digit width) */
     unsigned portion_max; /* onesweep: most keys per portion (0: the look-back limit) */
     unsigned lb_batch;    /* onesweep: look-back words read per round trip (0: 1) */
     unsigned lb_batch_pairs; /* the same for sorts that carry values (0: lb_batch) */

@@ -27,7 +27,6 @@
 
 typedef struct radix_shape {
     unsigned r, radix, passes, max_passes;
-    unsigned in_bits; /* MSD order's in-bucket digit width (at most r) */
     unsigned algorithm, rank;
     unsigned key_bytes, val_bytes, idx_bytes;
     bool index64;
@@ -141,7 +140,6 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
     /* MSD order (serial onesweep) needs three passes (see clsort_plan) */
     s->msd = t->msd && job->algorithm == CLSORT_ALGORITHM_ONESWEEP &&
              t->os_rank == CLSORT_RANK_SERIAL && s->passes >= 3;
-    s->in_bits = t->in_bits && t->in_bits < s->r ? t->in_bits : s->r;
     const size_t lmem = f->local_mem_bytes;
 
     /* Upfront histogram (its local memory is the same for both). */
@@ -309,8 +307,8 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         len += snprintf(opts + len, sizeof opts - (size_t)len,
                         " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"
-                        " -DCLSORT_LB_BATCH=%u -DCLSORT_IN_BITS=%u",
-                        s->os_wg, s->os_items, s->rank, s->lb_batch, s->in_bits);
+                        " -DCLSORT_LB_BATCH=%u",
+                        s->os_wg, s->os_items, s->rank, s->lb_batch);
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
                      ctx->tuning.nv_maxreg);

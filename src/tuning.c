@@ -48,10 +48,6 @@
  *                instead of radix_bits where that means fewer passes
  *                (large_min 0: never; above 8 bits only where the shape
  *                takes them)
- *   in_bits      MSD order: the digit width of the passes inside each bucket,
- *                at most the sort's digit width (0: the same); so an 11-bit
- *                top digit can make buckets small enough for cache while
- *                8-bit digits sort inside them
  *   portion_max  onesweep: the most keys per portion (0: the look-back
  *                limit of 2^30 - 1; smaller values test the portions)
  *   lb_batch     onesweep: how many predecessors' look-back words a tile
@@ -246,8 +242,6 @@ static const field fields[] = {
     F(large_bits, 0, 12,
       "digit width from n = large_min on, where it saves passes (above 8: CPU shapes; at most 32 bits sorted)"),
     F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),
-    F(in_bits, 0, 12,
-      "MSD order: digit width inside the buckets, at most the top digit's (0: the same as it)"),
     F(portion_max, 0, 0x7fffffffu, "onesweep: most keys per portion (0: 2^30 - 1, the look-back limit)"),
     F(lb_batch, 0, 32, "onesweep: look-back words a tile reads per round trip (0: 1)"),
     F(lb_batch_pairs, 0, 32, "lb_batch when values are carried (0: lb_batch; a spec that sets lb_batch alone sets this to 0)"),

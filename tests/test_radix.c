@@ -156,47 +156,6 @@ void test_radix_widths(void)
     }
 }
 
-void test_radix_msd_digits(void)
-{
-    /* MSD order (the CPU shape) with a wide top digit and narrower digits
-     * inside the buckets (in_bits): 11-bit digits from 4096 keys make a
-     * 10-bit top digit for u32 keys, then each bucket sorts its 22 bits
-     * with in_bits-wide digits, or 8-bit ones where the bucket holds fewer
-     * than 2 << in_bits keys. in_bits 5: buckets of about 290 keys take
-     * five 5-bit passes (the last one 2 bits); in_bits 8: 1.2M keys make
-     * buckets of about 1170 keys, three passes of 8, 8 and 6 bits. Keys,
-     * pairs and argsort, both orders, and distributions whose buckets are
-     * constant inside (high bits), few or empty. */
-    for (unsigned ib = 5; ib <= 8; ib += 3) {
-        char spec[192];
-        snprintf(spec, sizeof spec,
-                 "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,"
-                 "plan_wg=64,large_bits=11,large_min=4096,in_bits=%u",
-                 ib);
-        clsort_context *ctx = test_context(spec);
-        if (!ctx)
-            return;
-        static const data_dist dists[] = {DATA_UNIFORM, DATA_HIGH_BITS, DATA_FEW_UNIQUE,
-                                          DATA_SORTED};
-        bool ok = true;
-        for (size_t d = 0; d < 4 && ok; d++) {
-            const size_t n = ib == 8 && d == 0 ? 1200007 : 300007;
-            sort_case c = make(CLSORT_U32, dists[d], n,
-                               d == 0 ? CHECK_PAIRS : (d == 1 ? CHECK_ARGSORT : CHECK_KEYS));
-            c.opt.descending = d == 2;
-            ok = sort_and_check(ctx, &c, spec);
-            if (ok && d == 0) { /* a window: a narrower top digit over fewer bits */
-                c.opt.begin_bit = 2;
-                c.opt.end_bit = 29;
-                ok = sort_and_check(ctx, &c, spec);
-            }
-        }
-        clsort_context_release(ctx);
-        if (!ok)
-            return;
-    }
-}
-
 void test_radix_descending(void)
 {
     clsort_context *ctx = test_context(NULL);

@@ -803,15 +803,9 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
 }
 
 #if CLSORT_OS_RANK == 0
-/* The in-bucket digits: CLSORT_IN_BITS (at most CLSORT_RADIX_BITS, the top
- * digit's width: a wide top digit makes buckets that stay in cache, narrow
- * digits sort them with fewer counters), or 8 bits for buckets too small to
- * pay for 2^IN_BITS counters per pass. */
-#ifndef CLSORT_IN_BITS
-#define CLSORT_IN_BITS CLSORT_RADIX_BITS
-#endif
-#define IN_BITS (CLSORT_IN_BITS < CLSORT_RADIX_BITS ? CLSORT_IN_BITS : CLSORT_RADIX_BITS)
-#define IN_MIN_BITS (IN_BITS > 8 ? 8 : IN_BITS)
+/* The in-bucket digits: CLSORT_RADIX_BITS, or 8 bits for buckets too small
+ * to pay for RADIX counters per pass. */
+#define IN_MIN_BITS (CLSORT_RADIX_BITS > 8 ? 8 : CLSORT_RADIX_BITS)
 #define IN_MAX_PASSES ((KEY_BITS + IN_MIN_BITS - 1) / IN_MIN_BITS)
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
@@ -841,10 +835,10 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     ku += ku_off;
     vu += vu_off;
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
-    const uint rb = hi - lo < (2u << IN_BITS) ? IN_MIN_BITS : IN_BITS;
+    const uint rb = hi - lo < 2 * RADIX ? IN_MIN_BITS : CLSORT_RADIX_BITS;
     const uint rr = 1u << rb;
     const uint np = (bits + rb - 1) / rb;
-    uint h[IN_MAX_PASSES << IN_BITS];
+    uint h[IN_MAX_PASSES * RADIX];
     for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
     /* in-bucket digit j: bits [begin_bit + j rb, ...) below the top digit's */
@@ -880,7 +874,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         }
         return;
     }
-    idx_t pos[1u << IN_BITS];
+    idx_t pos[RADIX];
     for (uint a = 1; a <= k; a++) {
         const uint j = pass_of[a - 1];
         const global KEY_T *src = (a & 1) ? ka : kb;
