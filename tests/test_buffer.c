@@ -10,7 +10,7 @@ void test_buffer_offsets(void)
      * count loads 16-byte vectors from the first aligned key on, which an
      * offset of a guard of 1, 3 or 17 keys moves. The work-group shape
      * leaves the one-work-group sort (single_max) to the tuned shape, which
-     * takes it on PoCL: with its cache cold, PoCL 3.1 took 101-121 s to
+     * takes it on PoCL: with its cache cold, PoCL 3.1 took 118 s to
      * build that kernel for 64-item work-groups and u32 keys, and each key
      * and value type is a program of its own (radix_small_sizes tests it). */
     static const char *const specs[] = {
