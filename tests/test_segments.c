@@ -487,13 +487,17 @@ void test_scan(void)
      * latter also with small tiles (many look-back windows) and with runs
      * of 12 and 16 elements (NVIDIA: tiles staged by 16-byte vectors; runs
      * of 2 there: 8-byte sums by vectors, 4-byte ones element by element);
-     * work-groups of 48 take the portable single pass on NVIDIA too */
+     * work-groups of 48 take the portable single pass on NVIDIA too; groups
+     * of 300 and 1024 take every level of the work-group scan (common.cl:
+     * blocks of 16, groups of 16 blocks, the groups' totals) */
     static const char *const tunings[] = {"scan_onepass=0", "scan_onepass=1",
                                           "scan_onepass=1,scan_wg=32,scan_items=2",
                                           "scan_onepass=1,scan_items=16",
                                           "scan_onepass=1,scan_wg=64,scan_items=12",
-                                          "scan_onepass=1,scan_wg=48,scan_items=5"};
-    for (size_t v = 0; v < 6; v++) {
+                                          "scan_onepass=1,scan_wg=48,scan_items=5",
+                                          "scan_onepass=0,scan_wg=1024,scan_items=2",
+                                          "scan_onepass=1,scan_wg=300,scan_items=3"};
+    for (size_t v = 0; v < 8; v++) {
         clsort_context *ctx = test_context(tunings[v]);
         if (!ctx)
             return;
@@ -505,7 +509,7 @@ void test_scan(void)
             for (size_t i = 0; i < 10; i++) {
                 if (sizes[i] > 2000000 && t != 1)
                     continue; /* the largest with 64-bit sums only (time) */
-                if ((v == 2 || v == 5) && sizes[i] > 2000000)
+                if ((v == 2 || v >= 5) && sizes[i] > 2000000)
                     continue;
                 if (!scan_case(ctx, types[t], sizes[i], (int)(i % 2), i % 3 == 0, i % 4 == 1)) {
                     test_fail(__FILE__, __LINE__, "with tuning %s", tunings[v]);

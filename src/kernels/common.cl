@@ -108,14 +108,31 @@ inline KEY_T clsort_float_image(KEY_T k)
 #define LB_FLAGS 0xc0000000u
 #define LB_VALUE 0x3fffffffu
 
-/* Work-group exclusive scan of one uint per work-item (Blelloch's up-sweep
- * and down-sweep, seed 004, with one word of padding every 16 words against
- * local-memory bank conflicts). Any work-group size: the tree has the next
- * power of two of leaves, the extra ones zero. s must hold
- * SCAN_LOCAL_WORDS(get_local_size(0)) words. Returns the item's exclusive
- * prefix and stores the group total in *total. Every work-item must call it
- * (it has barriers). */
+/* Work-group exclusive scan of one value per work-item. On NVIDIA a
+ * Blelloch tree (seed 004; below); elsewhere with no barrier inside a loop
+ * (the tree has a barrier in each of its 2 log2(wg) steps: PoCL 3.1 took
+ * about two minutes to build a kernel that runs such loops inside its loop
+ * of radix passes, and 3 s with this scan). The values go to s at
+ * SCAN_PAD(i) (one word of padding every 16 words against local-memory
+ * bank conflicts), and the scan is the seed's blocks and block sums, three
+ * levels deep, each step of each level serial over at most 16 words:
+ *   1. work-item b scans block b of 16 values in place and stores its sum
+ *      in slot b + 1: the word the padding leaves free before value
+ *      16 (b + 1) (SCAN_HOLE), the last block's in the total's word;
+ *   2. work-item c turns slots 16c + 1 .. 16c + 16 into running sums
+ *      within that group of 16;
+ *   3. work-item 0 adds each full group's total into the next one's last
+ *      slot, which then holds the prefix of every block before it.
+ * Block b's prefix is then its slot plus, inside a group after the first,
+ * the slot that ends the group before (SCAN_BLOCK_PREFIX). Any work-group
+ * size up to 4096; s must hold SCAN_LOCAL_WORDS(get_local_size(0)) words.
+ * Returns the item's exclusive prefix and stores the group total in
+ * *total. Every work-item must call it (it has barriers). */
 #define SCAN_PAD(i) ((i) + ((i) >> 4))
+#define SCAN_HOLE(b) (SCAN_PAD(16 * (b)) - 1)
+#define SCAN_SLOT(i) ((i) < blocks ? SCAN_HOLE(i) : last)
+#define SCAN_BLOCK_PREFIX(b)                                                      \
+    ((b) == 0 ? 0 : s[SCAN_SLOT(b)] + ((b) % 16 != 0 && (b) > 16 ? s[SCAN_SLOT((b) & ~15u)] : 0))
 #define CLSORT_SMEAR_(v) ((v) | (v) >> 1 | (v) >> 2 | (v) >> 3 | (v) >> 4 | (v) >> 5 | \
                           (v) >> 6 | (v) >> 7 | (v) >> 8 | (v) >> 9 | (v) >> 10 | (v) >> 11)
 #define CLSORT_POW2CEIL(x) (CLSORT_SMEAR_((x) - 1) + 1) /* x in 1..4096 */
@@ -123,6 +140,12 @@ inline KEY_T clsort_float_image(KEY_T k)
 
 inline uint clsort_pow2_ceil(uint x) { return x <= 1 ? 1u : 1u << (32 - clz(x - 1)); }
 
+#if CLSORT_NVIDIA
+/* NVIDIA: Blelloch's up-sweep and down-sweep (seed 004) over the next power
+ * of two of leaves (the extra ones zero), with the same padding. Its
+ * barrier loops cost NVIDIA's compiler nothing, and in the upfront plan's
+ * group of 1024 it measured about 1 us faster than the blocks below (H200,
+ * u32 256K: upfront_plan 12.4-13.2 us against 13.2-14.8). */
 #define CLSORT_DEFINE_GROUP_SCAN(NAME, T)                                          \
 inline T NAME(T x, local T *s, T *total)                                           \
 {                                                                                  \
@@ -162,6 +185,51 @@ inline T NAME(T x, local T *s, T *total)                                        
     barrier(CLK_LOCAL_MEM_FENCE);                                                  \
     return r;                                                                      \
 }
+#else
+#define CLSORT_DEFINE_GROUP_SCAN(NAME, T)                                          \
+inline T NAME(T x, local T *s, T *total)                                           \
+{                                                                                  \
+    const uint lid = get_local_id(0);                                              \
+    const uint wg = get_local_size(0);                                             \
+    const uint blocks = (wg + 15) / 16;                                            \
+    const uint last = SCAN_PAD(clsort_pow2_ceil(wg)); /* slot `blocks` */          \
+    s[SCAN_PAD(lid)] = x;                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    T run = 0;                                                                     \
+    for (uint k = 0; k < 16; k++) { /* 1 (uniform trip counts here on) */         \
+        const uint i = lid * 16 + k;                                               \
+        if (lid < blocks && i < wg) {                                              \
+            const T v = s[SCAN_PAD(i)];                                            \
+            s[SCAN_PAD(i)] = run;                                                  \
+            run += v;                                                              \
+        }                                                                          \
+    }                                                                              \
+    if (lid < blocks)                                                              \
+        s[SCAN_SLOT(lid + 1)] = run;                                               \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    run = 0;                                                                       \
+    for (uint k = 1; k <= 16; k++) { /* 2 */                                      \
+        const uint i = lid * 16 + k;                                               \
+        if (i <= blocks) {                                                         \
+            run += s[SCAN_SLOT(i)];                                                \
+            s[SCAN_SLOT(i)] = run;                                                 \
+        }                                                                          \
+    }                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    run = 0;                                                                       \
+    for (uint c = 1; c <= 16; c++) /* 3 */                                         \
+        if (lid == 0 && 16 * c <= blocks) {                                        \
+            run += s[SCAN_SLOT(16 * c)];                                           \
+            s[SCAN_SLOT(16 * c)] = run;                                            \
+        }                                                                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    const uint b = lid / 16;                                                       \
+    const T r = s[SCAN_PAD(lid)] + SCAN_BLOCK_PREFIX(b);                           \
+    *total = SCAN_BLOCK_PREFIX(blocks);                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    return r;                                                                      \
+}
+#endif
 
 CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_u32, uint)
 CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_idx, idx_t)
