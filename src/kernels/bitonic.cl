@@ -113,7 +113,8 @@ inline void clsort_bt_cas(local KEY_T *lk, local uint *li, uint p0, uint p1, boo
     }
 }
 
-/* One step (k, j) through local memory, then a barrier. */
+/* One step (k, j) through local memory (the caller puts a barrier after
+ * it). */
 inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uint base, uint k,
                                  uint j)
 {
@@ -128,7 +129,6 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
             clsort_bt_cas(lk, li, p0, p0 | j, ((base + p0) & k) == 0);
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 #if CLSORT_BT_REGS >= 2
@@ -228,8 +228,10 @@ inline void clsort_bt_network_warp(local KEY_T *lk, local uint *li, uint size, u
     const uint chunk = 32 * e, chunks = size / chunk;
     for (uint k = kfrom; k <= kto;) {
         uint j = min(k >> 1, jfrom);
-        for (; j >= chunk; j >>= 1)
+        for (; j >= chunk; j >>= 1) {
             clsort_bt_local_step(lk, li, size, base, k, j);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
         /* sequence sizes up to a chunk need no local memory: together */
         const uint klast = k < chunk ? min(chunk, kto) : k;
         for (uint c = warp; c < chunks; c += warps) { /* uniform in a warp */
@@ -323,38 +325,56 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
     if (e > size)
         e = size;
     const uint runs = size / e;
-    for (uint k = kfrom; k <= kto;) {
-        uint j = min(k >> 1, jfrom);
-        for (; j >= e; j >>= 1)
+    /* One loop with one barrier, at the end of each round (PoCL 3.1 takes
+     * tens of seconds to build loops with barriers nested in loops with
+     * barriers): a round is one step of distance j >= e through local
+     * memory, or the register runs that end sequence size k (with the
+     * sizes up to e when k < e). */
+    uint k = kfrom, j = min(kfrom >> 1, jfrom);
+    while (k <= kto) { /* k and j are uniform over the work-group */
+        if (j >= e) {
             clsort_bt_local_step(lk, li, size, base, k, j);
-        /* sequence sizes up to e need registers only: take them together */
-        const uint klast = k < e ? min(e, kto) : k;
-        for (uint w = lid; w < runs; w += CLSORT_BT_WG) {
-            const uint p = w * e;
-            BT_RUN_REGS;
-            BT_RUN_LOAD(p + q);
-            for (uint kk = k; kk <= klast; kk <<= 1) {
-                const uint jtop = kk == k ? j : min(kk >> 1, jfrom);
+            j >>= 1;
+        } else {
+            /* sequence sizes up to e need registers only: take them together */
+            const uint klast = k < e ? min(e, kto) : k;
+            for (uint w = lid; w < runs; w += CLSORT_BT_WG) {
+                const uint p = w * e;
+                BT_RUN_REGS;
+                BT_RUN_LOAD(p + q);
+                for (uint kk = k; kk <= klast; kk <<= 1) {
+                    const uint jtop = kk == k ? j : min(kk >> 1, jfrom);
 #pragma unroll
-                for (uint jb = 0; jb < BT_REGS_LOG2; jb++) {
-                    const uint jj = (BT_REGS / 2) >> jb;
-                    if (jj <= jtop) {
+                    for (uint jb = 0; jb < BT_REGS_LOG2; jb++) {
+                        const uint jj = (BT_REGS / 2) >> jb;
+                        if (jj <= jtop) {
 #pragma unroll
-                        for (uint q = 0; q < BT_REGS; q++)
-                            if (q < e && (q & jj) == 0)
-                                BT_REG_CAS(q, jj);
+                            for (uint q = 0; q < BT_REGS; q++)
+                                if (q < e && (q & jj) == 0)
+                                    BT_REG_CAS(q, jj);
+                        }
                     }
                 }
+                BT_RUN_STORE(p + q);
             }
-            BT_RUN_STORE(p + q);
+            k = klast << 1;
+            j = min(k >> 1, jfrom);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        k = klast << 1;
     }
 #else
-    for (uint k = kfrom; k <= kto; k <<= 1)
-        for (uint j = min(k >> 1, jfrom); j > 0; j >>= 1)
-            clsort_bt_local_step(lk, li, size, base, k, j);
+    /* one loop, one barrier a step (as above) */
+    uint k = kfrom, j = min(kfrom >> 1, jfrom);
+    while (k <= kto) { /* uniform */
+        clsort_bt_local_step(lk, li, size, base, k, j);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (j > 1) {
+            j >>= 1;
+        } else {
+            k <<= 1;
+            j = min(k >> 1, jfrom);
+        }
+    }
 #endif
 }
 
