@@ -4,7 +4,7 @@
  *   clsort_radix_count    each of G work-groups counts the digits of its
  *                         contiguous chunk: hist[d][g];
  *   clsort_radix_offsets  one work-group scans hist in (digit, group) order
- *                         (Blelloch, with bank-conflict padding): where group
+ *                         (the work-group scan of common.cl): where group
  *                         g's first key of digit d goes;
  *   clsort_radix_scatter  each group walks its chunk tile by tile, ranks each
  *                         tile stably in local memory and writes it in digit
@@ -64,7 +64,7 @@ void clsort_radix_count(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
 }
 
 /* One work-group of CLSORT_PLAN_WG: exclusive scan of hist[0..m) into
- * offsets (each work-item sums a contiguous run, one Blelloch scan of the
+ * offsets (each work-item sums a contiguous run, one work-group scan of the
  * runs' sums, then the runs are written). */
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
 void clsort_radix_offsets(global const uint *hist, ulong hist_off, uint m, uint pass,

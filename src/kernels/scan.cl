@@ -5,9 +5,9 @@
  * are scanned (recursively, by the host); clsort_scan_blocks scans each
  * block with its carry: coalesced loads into local memory, a serial scan of
  * CLSORT_SCAN_ITEMS consecutive elements per work-item, and the work-group
- * scan of common.cl (Blelloch with bank-conflict padding) over the
+ * scan of common.cl (blocks of 16, or a Blelloch tree on NVIDIA) over the
  * work-items' sums. Sums wrap for integers; floating-point sums are
- * associated in this tree order, not left to right.
+ * associated in that order, not left to right.
  *
  * Defines it needs (common.cl is included for the group scan):
  *   CLSORT_SCAN_T      uint, ulong, int, long, float or double
