@@ -77,6 +77,8 @@ typedef struct clsort_tuning {
     unsigned portion_max; /* onesweep: most keys per portion (0: the look-back limit) */
     unsigned lb_batch;    /* onesweep: look-back words read per round trip (0: 1) */
     unsigned lb_batch_pairs; /* the same for sorts that carry values (0: lb_batch) */
+    unsigned os_persist;      /* onesweep passes: persistent work-groups per compute unit (0: a work-group per tile) */
+    unsigned os_persist_wide; /* the same for 8-byte keys alone (0: os_persist) */
 } clsort_tuning;
 
 /* The digit width the tuning gives a radix sort of n keys over `bits` bits

@@ -32,6 +32,7 @@ typedef struct radix_shape {
     bool index64;
     /* onesweep */
     unsigned os_wg, os_items, lb_batch;
+    unsigned persist; /* persistent work-groups per compute unit (0: one per tile) */
     size_t tile, portion, portions, tiles_pp;
     /* classic */
     unsigned cl_wg, cl_items;
@@ -74,14 +75,14 @@ size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, s
         return tile * (key_bytes + val_bytes);
     case CLSORT_RANK_LOCAL:
         return tile * key_bytes + tile + 2 * tile * 2 + rank_cnt_words(wg) * 2 + R * 8 +
-               R * idx_bytes + scan_words(wg) * 4 + 4;
+               R * idx_bytes + scan_words(wg) * 4 + 8; /* + the tile's number and the next */
     default: {
         size_t sb = key_bytes > val_bytes ? key_bytes : val_bytes;
         /* the warps' counters (and, for atomic_or, their digit masks) */
         size_t wh_words = (wg / 32) * R * (rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
         size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
         size_t wsum = R % 32 == 0 && R <= wg ? R / 32 * 4 : 0; /* the digit scan's warp sums */
-        return (stage > wh ? stage : wh) + R * 8 + R * idx_bytes + scan_words(wg) * 4 + 4 + wsum;
+        return (stage > wh ? stage : wh) + R * 8 + R * idx_bytes + scan_words(wg) * 4 + 8 + wsum;
     }
     }
 }
@@ -162,6 +163,9 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->lb_batch = s->val_bytes && t->lb_batch_pairs ? t->lb_batch_pairs : t->lb_batch;
         if (!s->lb_batch)
             s->lb_batch = 1;
+        s->persist = s->rank == CLSORT_RANK_SERIAL                          ? 0
+                     : s->key_bytes == 8 && !s->val_bytes && t->os_persist_wide ? t->os_persist_wide
+                                                                              : t->os_persist;
         s->os_wg = s->val_bytes && t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         if (s->key_bytes == 8) { /* the shape for 8-byte keys, where the tuning has one */
@@ -307,8 +311,8 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
     if (s->algorithm == CLSORT_ALGORITHM_ONESWEEP) {
         len += snprintf(opts + len, sizeof opts - (size_t)len,
                         " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"
-                        " -DCLSORT_LB_BATCH=%u",
-                        s->os_wg, s->os_items, s->rank, s->lb_batch);
+                        " -DCLSORT_LB_BATCH=%u -DCLSORT_OS_PERSIST=%d",
+                        s->os_wg, s->os_items, s->rank, s->lb_batch, s->persist ? 1 : 0);
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
                      ctx->tuning.nv_maxreg);
@@ -567,9 +571,11 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
                              CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
                              CLSORT_ARG(counter),    CLSORT_ARG(finish)};
         CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_onesweep", args, 22));
-        size_t tiles = div_up(len, s->tile);
+        size_t tiles = div_up(len, s->tile), groups = tiles;
+        if (s->persist && (size_t)s->persist * ctx->facts.compute_units < groups)
+            groups = (size_t)s->persist * ctx->facts.compute_units;
         CLSORT_TRY(
-            clsort_launch(ctx, k, "clsort_radix_onesweep", tiles * s->os_wg, s->os_wg, seq));
+            clsort_launch(ctx, k, "clsort_radix_onesweep", groups * s->os_wg, s->os_wg, seq));
         if (q + 1 < s->portions) {
             cl_uint last = (cl_uint)(tiles - 1), first = q == 0;
             clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),

@@ -54,6 +54,13 @@
  *                reads in one round trip (0: 1)
  *   lb_batch_pairs  lb_batch for sorts that carry values (0: lb_batch; a
  *                spec that sets lb_batch without it sets it to 0)
+ *   os_persist   onesweep passes of the work-group shapes: this many
+ *                persistent work-groups per compute unit (at most one per
+ *                tile), each sorting tile after tile and taking the next
+ *                tile's number during its writes (0: a work-group per tile)
+ *   os_persist_wide  os_persist for 8-byte keys without values (0:
+ *                os_persist; a spec that sets os_persist without it sets it
+ *                to 0)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)
@@ -117,12 +124,13 @@ typedef struct tuning_row {
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN)}
 static const tuning_row table[] = {
-    {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs (H100, measured)", 1,
+    {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs, persistent work-groups for 8-byte keys alone (H100, H200, measured)", 1,
      CLSORT_VENDOR_NVIDIA, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 24,
       .os_rank = CLSORT_RANK_ATOMIC_OR, .os_wg_pairs = 512, .os_items_pairs = 16,
       .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
       .os_wg_wide = 256, .os_items_wide = 24, .lb_batch = 2, .lb_batch_pairs = 1,
+      .os_persist_wide = 3,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,
       .hist_groups = 3, .plan_wg = 256, .skip_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 0x7fffffff, .chain_max = 262144,
@@ -245,6 +253,10 @@ static const field fields[] = {
     F(portion_max, 0, 0x7fffffffu, "onesweep: most keys per portion (0: 2^30 - 1, the look-back limit)"),
     F(lb_batch, 0, 32, "onesweep: look-back words a tile reads per round trip (0: 1)"),
     F(lb_batch_pairs, 0, 32, "lb_batch when values are carried (0: lb_batch; a spec that sets lb_batch alone sets this to 0)"),
+    F(os_persist, 0, 64,
+      "onesweep passes (work-group shapes): persistent work-groups per compute unit, each sorting tile after tile (0: a work-group per tile)"),
+    F(os_persist_wide, 0, 64,
+      "os_persist for 8-byte keys alone (0: os_persist; a spec that sets os_persist alone sets this to 0)"),
     F(small_max, 0, 1u << 24, "sorts up to this n that fit bt_cap: one bitonic work-group (0: never)"),
     F(prologue_max, 0, 1u << 28, "radix sorts up to this n: counts and plan in one launch"),
     F(fused_max, 0, 0x7fffffffu,
@@ -385,6 +397,7 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
         {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, seg_items)},
         {offsetof(clsort_tuning, os_items), offsetof(clsort_tuning, os_items_wide)},
         {offsetof(clsort_tuning, lb_batch), offsetof(clsort_tuning, lb_batch_pairs)},
+        {offsetof(clsort_tuning, os_persist), offsetof(clsort_tuning, os_persist_wide)},
     };
     for (size_t f = 0; f < sizeof follows / sizeof follows[0]; f++) {
         bool main_named = false, follower_named = false;

@@ -396,6 +396,14 @@ void test_tuning_spec(void)
     CHECK(clsort_context_set_tuning(ctx, "lb_batch=33") == CLSORT_ERROR_INVALID_TUNING,
           "lb_batch above 32");
     CHECK(strstr(clsort_tuning_keys(), "\nlb_batch_pairs "), "last keys listed");
+    /* os_persist alone resets os_persist_wide */
+    CHECK(clsort_context_set_tuning(ctx, "os_persist_wide=3") == CLSORT_SUCCESS, "persist: %s",
+          clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "os_persist=2") == CLSORT_SUCCESS, "persist: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, ",os_persist=2,os_persist_wide=0"), "os_persist resets: %s", after);
+    CHECK(strstr(clsort_tuning_keys(), "\nos_persist_wide "), "persist keys listed");
     /* a fault of the main shape is reported as such, not as the wide one's */
     CHECK(clsort_context_set_tuning(ctx, "os_items_wide=8") == CLSORT_SUCCESS, "wide items: %s",
           clsort_context_last_error(ctx));

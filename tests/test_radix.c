@@ -300,6 +300,58 @@ void test_radix_portions(void)
     clsort_context_release(ctx);
 }
 
+void test_radix_persistent(void)
+{
+    /* Persistent onesweep work-groups (os_persist): fewer work-groups than
+     * tiles, each sorting tile after tile; passes whose digit is constant
+     * copy tile after tile as well (u32@one-digit: the first pass copies
+     * under the fold, the last writes the finish); several portions. The
+     * portable shape on any device (two compute units of PoCL take 2
+     * work-groups), the warp rankings on NVIDIA (132 SMs: one or three
+     * work-groups each, so only the larger sizes loop). */
+    clsort_context *probe = test_context(NULL);
+    if (!probe)
+        return;
+    clsort_device_info info;
+    const bool nvidia = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
+                        strstr(info.platform_name, "NVIDIA");
+    clsort_context_release(probe);
+    const char *specs[] = {
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "os_persist=1,single_max=0,prologue_max=0,fused_max=0,chain_max=0",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
+        "os_persist=3,single_max=0,prologue_max=0,fused_max=0,chain_max=0,portion_max=30000",
+        "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match,os_persist=1,chain_max=0",
+        "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,os_persist=3,chain_max=0,"
+        "portion_max=2000000",
+        "algorithm=onesweep,os_wg=256,os_items=24,os_rank=atomic_or,os_persist=2,chain_max=0",
+    };
+    static const size_t sizes[] = {1, 4999, 100003, 1000003, 4194305};
+    for (size_t si = 0; si < (nvidia ? 5u : 2u); si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        for (size_t i = 0; i < (nvidia ? 5u : 4u); i++)
+            for (size_t k = 0; k < 5; k++) {
+                static const data_dist dists[] = {DATA_UNIFORM, DATA_ONE_DIGIT, DATA_UNIFORM,
+                                                  DATA_FEW_UNIQUE, DATA_UNIFORM};
+                static const check_mode modes[] = {CHECK_KEYS, CHECK_PAIRS, CHECK_ARGSORT,
+                                                   CHECK_KEYS, CHECK_PAIRS};
+                if (!nvidia && i == 3 && k % 2) /* time on PoCL */
+                    continue;
+                sort_case c = make(k == 4 ? CLSORT_U64 : CLSORT_U32, dists[k], sizes[i],
+                                   modes[k]);
+                c.opt.descending = k == 3;
+                c.opt.end_bit = k == 2 ? 20 : 0;
+                if (!sort_and_check(ctx, &c, specs[si])) {
+                    clsort_context_release(ctx);
+                    return;
+                }
+            }
+        clsort_context_release(ctx);
+    }
+}
+
 void test_radix_fused(void)
 {
     /* The fused start (clsort_radix_upfront_plan) leaves its sync buffer

@@ -197,6 +197,7 @@ typedef struct os_mem {
     uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
 #endif
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
+    uint next; /* a persistent work-group's next tile (next_counter) */
 #ifdef CLSORT_OS_TRACE
     ulong tmark[OS_TRACE_WORDS];
 #endif
@@ -222,7 +223,8 @@ inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint t
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
                            idx_t gen_base, uint len, uint shift, uint mask, uint flip,
-                           global uint *lb, global const idx_t *bases)
+                           global uint *lb, global const idx_t *bases,
+                           global uint *next_counter)
 {
 #if CLSORT_OS_RANK == 0
     /* ---- one work-item: count, publish, sort the tile into local memory
@@ -292,6 +294,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     FOR_EACH_LOCAL(d, RADIX)
         m->ltg[d] = clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lh[d]) - m->lh[d];
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (next_counter && lid == 0) /* the next tile's number, during the writes */
+        m->next = atomic_inc(next_counter);
     FOR_EACH_LOCAL(i, cnt) {
         uint s = m->perm[order + i];
         idx_t p = m->ltg[m->ldig[s]] + i;
@@ -454,6 +458,11 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             clsort_tile_dest(lb, bases, tile, d, m->lcount[d], m->lstart[d]) - m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
     OS_MARK(m, 7);
+    /* a persistent work-group's next tile: the atomic's latency passes
+     * during the writes (its result is stored at the end) */
+    uint next = 0;
+    if (next_counter && lid == 0)
+        next = atomic_inc(next_counter);
 #if HAVE_VALUES
     uint dpack[(CLSORT_OS_ITEMS + 3) / 4]; /* the digits of the sorted keys */
 #endif
@@ -499,21 +508,21 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     }
     OS_MARK(m, 9);
 #endif
+    if (next_counter && lid == 0)
+        m->next = next;
 #undef ITEM_OK
 #undef DIG
 #undef RANK_OF
 #endif
 }
 
-/* A launch whose pass does not sort works tile by tile: this work-group's
- * tile of the portion starts at *lo and has the count returned. */
-inline uint clsort_os_group_span(idx_t portion_start, uint portion_len, ulong *lo)
-{
-    const ulong tile = (ulong)CLSORT_OS_WG * CLSORT_OS_ITEMS;
-    *lo = (ulong)portion_start + get_group_id(0) * tile;
-    const ulong hi = min(*lo + tile, (ulong)portion_start + portion_len);
-    return *lo < hi ? (uint)(hi - *lo) : 0u; /* a 32-bit count: the loops vectorise on CPUs */
-}
+/* A launch whose pass does not sort works tile by tile: work-group g takes
+ * tiles g, g + groups, ... of the portion (one tile each, unless the
+ * work-groups are persistent); tile t starts at clsort_os_tile_at and has
+ * clsort_os_tile_count keys (a 32-bit count: the loops vectorise on CPUs). */
+#define clsort_os_tile_at(portion_start, t) ((ulong)(portion_start) + (ulong)(t) * OS_TILE)
+#define clsort_os_tile_count(portion_len, t) \
+    ((uint)min((ulong)OS_TILE, (ulong)(portion_len) - (ulong)(t) * OS_TILE))
 
 /* What a launch does when its pass does not sort (active, src, dst, first:
  * the pass's plan words): the plan's PASS_COPY (ALLOW_FOLD) copies its tile
@@ -527,24 +536,27 @@ inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finis
                            global VAL_T *vu, global VAL_T *va, global VAL_T *vb,
                            idx_t portion_start, uint portion_len, global const uint *state)
 {
-    ulong lo;
-    const uint cnt = clsort_os_group_span(portion_start, portion_len, &lo);
-    if (active == PASS_COPY) {
-        global const KEY_T *s = SELECT_BUF(si, ku, ka, kb) + lo;
-        global KEY_T *d = SELECT_BUF(di, ku, ka, kb) + lo;
-        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
-            d[j] = s[j];
-#if HAVE_VALUES
-        global const VAL_T *sv = SELECT_BUF(si, vu, va, vb) + lo;
-        global VAL_T *dv = SELECT_BUF(di, vu, va, vb) + lo;
-        for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
-            dv[j] = GEN_VALUE(first, lo + j, sv[j]);
-#endif
-    } else if (finish) {
-        const uint copy_back = state[ST_COPY_BACK];
-        if (copy_back || state[ST_IOTA])
+    const uint tiles = (uint)(((ulong)portion_len + OS_TILE - 1) / OS_TILE);
+    for (uint t = get_group_id(0); t < tiles; t += get_num_groups(0)) { /* uniform */
+        const ulong lo = clsort_os_tile_at(portion_start, t);
+        const uint cnt = clsort_os_tile_count(portion_len, t);
+        if (active == PASS_COPY) {
+            global const KEY_T *s = SELECT_BUF(si, ku, ka, kb) + lo;
+            global KEY_T *d = SELECT_BUF(di, ku, ka, kb) + lo;
             for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
-                clsort_finish_one(ku, ka, vu, va, (idx_t)(lo + j), copy_back);
+                d[j] = s[j];
+#if HAVE_VALUES
+            global const VAL_T *sv = SELECT_BUF(si, vu, va, vb) + lo;
+            global VAL_T *dv = SELECT_BUF(di, vu, va, vb) + lo;
+            for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+                dv[j] = GEN_VALUE(first, lo + j, sv[j]);
+#endif
+        } else if (finish) {
+            const uint copy_back = state[ST_COPY_BACK];
+            if (copy_back || state[ST_IOTA])
+                for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
+                    clsort_finish_one(ku, ka, vu, va, (idx_t)(lo + j), copy_back);
+        }
     }
 }
 
@@ -617,10 +629,32 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint si = w.s1, di = w.s2;
     const uint shift = clsort_pass_shift(begin_bit, pass);
     const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+#if CLSORT_OS_PERSIST && CLSORT_OS_RANK != 0
+    /* Persistent work-groups (fewer than tiles, about as many as run at
+     * once): each sorts tile after tile, taking the next tile's number from
+     * the counter during the current tile's writes, so that neither that
+     * atomic's latency nor a work-group's start comes between its tiles.
+     * Tiles are still numbered in the order they are taken, and a tile
+     * waits only on tiles taken before it, by work-groups that are running. */
+    const uint tiles = (uint)(((ulong)portion_len + OS_TILE - 1) / OS_TILE);
+    barrier(CLK_LOCAL_MEM_FENCE); /* m.tile */
+    while (m.tile < tiles) { /* uniform: read after a barrier */
+        clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start,
+                       SELECT_BUF(di, ku, ka, kb), SELECT_BUF(si, vu, va, vb) + portion_start,
+                       SELECT_BUF(di, vu, va, vb), HAVE_VALUES ? w.s3 : 0u, portion_start,
+                       portion_len, shift, mask, descending ? mask : 0u, lookback + lb_off,
+                       bases, &tile_counter[counter_idx]);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the tile's local memory is free, m.next set */
+        if (get_local_id(0) == 0)
+            m.tile = m.next;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#else
     clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),
                    SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),
                    HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
-                   descending ? mask : 0u, lookback + lb_off, bases);
+                   descending ? mask : 0u, lookback + lb_off, bases, 0);
+#endif
 #if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2
     if (get_local_id(0) == 0) { /* 0: SM, 1: global timer at the start, 10: at the end */
         global ulong *t = os_trace + (ulong)m.tile * OS_TRACE_WORDS;
@@ -681,7 +715,7 @@ void clsort_radix_chain(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
         clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb),
                        HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u,
-                       scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX);
+                       scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX, 0);
     }
     /* sign off once every work-item's writes are done */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -733,7 +767,7 @@ void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, globa
             m.tile.tile = 0;
         clsort_os_tile(&m.tile, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb), gen, 0, n, shift,
-                       mask, descending ? mask : 0u, 0, bases + p * RADIX);
+                       mask, descending ? mask : 0u, 0, bases + p * RADIX, 0);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
@@ -777,7 +811,7 @@ void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
             m.tile = 0;
         clsort_os_tile(&m, (p & 1) ? k1 : k0, (p & 1) ? k0 : k1, (p & 1) ? v1 : v0,
                        (p & 1) ? v0 : v1, gen_index && p == 0, start, (uint)len, shift, mask,
-                       descending ? mask : 0u, 0, 0);
+                       descending ? mask : 0u, 0, 0, 0);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
