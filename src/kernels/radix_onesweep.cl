@@ -655,7 +655,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
                    HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
                    descending ? mask : 0u, lookback + lb_off, bases, 0);
 #endif
-#if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2
+#if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2 && !CLSORT_OS_PERSIST
     if (get_local_id(0) == 0) { /* 0: SM, 1: global timer at the start, 10: at the end */
         global ulong *t = os_trace + (ulong)m.tile * OS_TRACE_WORDS;
         uint sm;
