@@ -326,11 +326,13 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
         static const unsigned items[] = {8, 12, 16, 20, 24};
         static const char *const ranks[] = {"ballot", "match", "atomic_or"};
         if (clsort_type_size(bc->key_type) == 8) {
+            /* with persistent work-groups for keys alone, and without */
             static const unsigned wide_wgs[] = {128, 256, 384, 512};
-            for (int w = 0; w < 4; w++)
-                for (int i = 0; i < 5 && k < cap; i++)
-                    snprintf(specs[k++], 256, "os_wg_wide=%u,os_items_wide=%u", wide_wgs[w],
-                             items[i]);
+            for (int p = 0; p < (bc->value_size ? 1 : 2); p++)
+                for (int w = 0; w < 4; w++)
+                    for (int i = 0; i < 5 && k < cap; i++)
+                        snprintf(specs[k++], 256, "os_wg_wide=%u,os_items_wide=%u%s", wide_wgs[w],
+                                 items[i], p ? ",os_persist_wide=0" : "");
         } else if (bc->value_size) {
             for (int r = 0; r < 3; r++)
                 for (int i = 0; i < 5 && k < cap; i++)
