@@ -50,6 +50,9 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap);
 /* True on GPUs or with CLSORT_TEST_FULL set: the cases that cost minutes of
  * kernel builds or n^2 work on a CPU device run in full. */
 bool test_thorough(clsort_context *ctx);
+/* True when the test device is on NVIDIA's platform (the warp rankings run
+ * there); false when there is no device. */
+bool test_on_nvidia(void);
 
 /* Independent reference (reference.c): the stable sorting permutation of
  * keys under the documented order, by merge sort with a comparator written

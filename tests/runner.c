@@ -123,6 +123,18 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
     return k;
 }
 
+bool test_on_nvidia(void)
+{
+    clsort_context *probe = test_context(NULL);
+    if (!probe)
+        return false;
+    clsort_device_info info;
+    const bool nvidia = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
+                        strstr(info.platform_name, "NVIDIA");
+    clsort_context_release(probe);
+    return nvidia;
+}
+
 bool test_thorough(clsort_context *ctx)
 {
     clsort_device_info info;

@@ -240,13 +240,7 @@ void test_radix_portions(void)
      * of the input, so a portion's offsets must come from the portions
      * before it in that pass (clsort_radix_carry), not from the upfront
      * counts. LSD and MSD order, keys, pairs and argsort, several widths. */
-    clsort_context *probe = test_context(NULL);
-    if (!probe)
-        return;
-    clsort_device_info info;
-    const bool nvidia = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
-                        strstr(info.platform_name, "NVIDIA");
-    clsort_context_release(probe);
+    const bool nvidia = test_on_nvidia();
     const char *specs[] = {
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
         "portion_max=3000",
@@ -309,13 +303,7 @@ void test_radix_persistent(void)
      * portable shape on any device (two compute units of PoCL take 2
      * work-groups), the warp rankings on NVIDIA (132 SMs: one or three
      * work-groups each, so only the larger sizes loop). */
-    clsort_context *probe = test_context(NULL);
-    if (!probe)
-        return;
-    clsort_device_info info;
-    const bool nvidia = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
-                        strstr(info.platform_name, "NVIDIA");
-    clsort_context_release(probe);
+    const bool nvidia = test_on_nvidia();
     const char *specs[] = {
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
         "os_persist=1,single_max=0,prologue_max=0,fused_max=0,chain_max=0",
