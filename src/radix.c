@@ -163,9 +163,11 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->lb_batch = s->val_bytes && t->lb_batch_pairs ? t->lb_batch_pairs : t->lb_batch;
         if (!s->lb_batch)
             s->lb_batch = 1;
-        s->persist = s->rank == CLSORT_RANK_SERIAL                          ? 0
-                     : s->key_bytes == 8 && !s->val_bytes && t->os_persist_wide ? t->os_persist_wide
-                                                                              : t->os_persist;
+        s->persist = s->key_bytes == 8 && !s->val_bytes && t->os_persist_wide
+                         ? t->os_persist_wide
+                         : t->os_persist;
+        if (s->rank == CLSORT_RANK_SERIAL)
+            s->persist = 0; /* one-work-item groups: the CPU shape has no loop of tiles */
         s->os_wg = s->val_bytes && t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
         unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
         if (s->key_bytes == 8) { /* the shape for 8-byte keys, where the tuning has one */

@@ -10,9 +10,9 @@ void test_buffer_offsets(void)
      * count loads 16-byte vectors from the first aligned key on, which an
      * offset of a guard of 1, 3 or 17 keys moves. The work-group shape
      * leaves the one-work-group sort (single_max) to the tuned shape, which
-     * takes it on PoCL: with its cache cold, PoCL 3.1 took 118 s to
-     * build that kernel for 64-item work-groups and u32 keys, and each key
-     * and value type is a program of its own (radix_small_sizes tests it). */
+     * takes it on PoCL (radix_small_sizes tests that kernel in the
+     * work-group shapes; before the scan of common.cl lost its barrier
+     * loops, PoCL 3.1 took about two minutes to build it for them). */
     static const char *const specs[] = {
         NULL, "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
               "plan_wg=64,msd=0,prologue_max=0,fused_max=0,single_max=0"};

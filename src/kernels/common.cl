@@ -129,10 +129,6 @@ inline KEY_T clsort_float_image(KEY_T k)
  * Returns the item's exclusive prefix and stores the group total in
  * *total. Every work-item must call it (it has barriers). */
 #define SCAN_PAD(i) ((i) + ((i) >> 4))
-#define SCAN_HOLE(b) (SCAN_PAD(16 * (b)) - 1)
-#define SCAN_SLOT(i) ((i) < blocks ? SCAN_HOLE(i) : last)
-#define SCAN_BLOCK_PREFIX(b)                                                      \
-    ((b) == 0 ? 0 : s[SCAN_SLOT(b)] + ((b) % 16 != 0 && (b) > 16 ? s[SCAN_SLOT((b) & ~15u)] : 0))
 #define CLSORT_SMEAR_(v) ((v) | (v) >> 1 | (v) >> 2 | (v) >> 3 | (v) >> 4 | (v) >> 5 | \
                           (v) >> 6 | (v) >> 7 | (v) >> 8 | (v) >> 9 | (v) >> 10 | (v) >> 11)
 #define CLSORT_POW2CEIL(x) (CLSORT_SMEAR_((x) - 1) + 1) /* x in 1..4096 */
@@ -186,6 +182,11 @@ inline T NAME(T x, local T *s, T *total)                                        
     return r;                                                                      \
 }
 #else
+/* the blocks' words, inside the scan (its s, blocks and last) */
+#define SCAN_HOLE(b) (SCAN_PAD(16 * (b)) - 1)
+#define SCAN_SLOT(i) ((i) < blocks ? SCAN_HOLE(i) : last)
+#define SCAN_BLOCK_PREFIX(b)                                                      \
+    ((b) == 0 ? 0 : s[SCAN_SLOT(b)] + ((b) % 16 != 0 && (b) > 16 ? s[SCAN_SLOT((b) & ~15u)] : 0))
 #define CLSORT_DEFINE_GROUP_SCAN(NAME, T)                                          \
 inline T NAME(T x, local T *s, T *total)                                           \
 {                                                                                  \

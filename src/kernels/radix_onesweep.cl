@@ -629,6 +629,11 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint si = w.s1, di = w.s2;
     const uint shift = clsort_pass_shift(begin_bit, pass);
     const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+#define OS_PASS_TILE(next_counter)                                                           \
+    clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb), \
+                   SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),   \
+                   HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,         \
+                   descending ? mask : 0u, lookback + lb_off, bases, next_counter)
 #if CLSORT_OS_PERSIST && CLSORT_OS_RANK != 0
     /* Persistent work-groups (fewer than tiles, about as many as run at
      * once): each sorts tile after tile, taking the next tile's number from
@@ -639,22 +644,16 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
     const uint tiles = (uint)(((ulong)portion_len + OS_TILE - 1) / OS_TILE);
     barrier(CLK_LOCAL_MEM_FENCE); /* m.tile */
     while (m.tile < tiles) { /* uniform: read after a barrier */
-        clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start,
-                       SELECT_BUF(di, ku, ka, kb), SELECT_BUF(si, vu, va, vb) + portion_start,
-                       SELECT_BUF(di, vu, va, vb), HAVE_VALUES ? w.s3 : 0u, portion_start,
-                       portion_len, shift, mask, descending ? mask : 0u, lookback + lb_off,
-                       bases, &tile_counter[counter_idx]);
+        OS_PASS_TILE(&tile_counter[counter_idx]);
         barrier(CLK_LOCAL_MEM_FENCE); /* the tile's local memory is free, m.next set */
         if (get_local_id(0) == 0)
             m.tile = m.next;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 #else
-    clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),
-                   SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),
-                   HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,
-                   descending ? mask : 0u, lookback + lb_off, bases, 0);
+    OS_PASS_TILE(0);
 #endif
+#undef OS_PASS_TILE
 #if defined(CLSORT_OS_TRACE) && CLSORT_OS_RANK >= 2 && !CLSORT_OS_PERSIST
     if (get_local_id(0) == 0) { /* 0: SM, 1: global timer at the start, 10: at the end */
         global ulong *t = os_trace + (ulong)m.tile * OS_TRACE_WORDS;
