@@ -478,6 +478,8 @@ clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, si
         for (size_t si = 0; si < cfg->nsizes && st == CLSORT_SUCCESS; si++) {
             if (*nrows >= cap)
                 break;
+            if (!cfg->keep_pool)
+                clsort_context_trim(ctx, NULL);
             st = run_one(ctx, q, cfg, &cfg->cases[ci], cfg->sizes[si], &rows[*nrows], err,
                          errsize);
             if (st == CLSORT_SUCCESS)

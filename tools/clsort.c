@@ -53,6 +53,8 @@ static void usage(FILE *f)
             "                       and CPU peer programs take the same --seed)\n"
             "  --no-qsort           do not time qsort\n"
             "  --profile            print each kernel's device time for every row\n"
+            "  --keep-pool          keep temporary device memory from row to row (default:\n"
+            "                       freed before each, allocated after the row's buffers)\n"
             "  --build-log          print the compiler's log of each kernel build\n"
             "                       (with CLSORT_BUILD_OPTIONS=-cl-nv-verbose: registers)\n"
             "\n"
@@ -157,6 +159,8 @@ static int cmd_bench(int argc, char **argv)
             copy = 1;
         else if (!strcmp(a, "--profile"))
             cfg.profile = 1;
+        else if (!strcmp(a, "--keep-pool"))
+            cfg.keep_pool = 1;
         else if (!strcmp(a, "--algorithms"))
             algorithms = 1;
         else if (!strcmp(a, "--scan"))
