@@ -27,6 +27,15 @@ void test_bench_harness(void)
         CHECK(rows[i].correct, "row %zu correct", i);
         CHECK(rows[i].ms > 0 && rows[i].mkeys > 0 && rows[i].reps >= 2, "row %zu timed", i);
     }
+    /* the pool kept from row to row (--keep-pool): the second size reuses
+     * the first's temporaries where they are large enough */
+    cfg.keep_pool = 1;
+    cfg.qsort = 0;
+    s = bench_run(&cfg, rows, 8, &n, err, sizeof err);
+    CHECK(s == CLSORT_SUCCESS && n == 4, "bench_run, pool kept: %s", err);
+    for (size_t i = 0; i < n; i++)
+        CHECK(rows[i].correct, "row %zu correct, pool kept", i);
+    cfg.keep_pool = 0;
     /* outputs smaller than the 4-byte end marker: one u8 key, one u16 key */
     size_t one = 1;
     bench_case tiny[] = {{"u8 keys", CLSORT_U8, 0, 0, 8, DATA_UNIFORM, CLSORT_ALGORITHM_AUTO, 0},
