@@ -174,6 +174,13 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
             s->os_wg = t->os_wg_wide ? t->os_wg_wide : s->os_wg;
             items = t->os_items_wide ? t->os_items_wide : items;
         }
+        /* Large sorts of keys alone up to 4 bytes: a larger tile, where
+         * there are tiles enough to fill the device (big_min). */
+        if (!segments && !s->val_bytes && s->key_bytes <= 4 && t->big_min &&
+            job->n >= t->big_min) {
+            s->os_wg = t->big_wg ? t->big_wg : s->os_wg;
+            items = t->big_items ? t->big_items : items;
+        }
         /* Small sorts: fewer keys per work-item, so more and shorter tiles
          * (a lone tile's ranking is a chain of steps per key). */
         if (!segments && t->small_items && job->n <= t->small_items_max && items > t->small_items)

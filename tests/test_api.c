@@ -374,18 +374,23 @@ void test_tuning_spec(void)
     CHECK(strstr(after, "os_rank_pairs=same"), "pairs follow os_rank: %s", after);
     CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=0"),
           "8-byte keys follow os_wg and os_items: %s", after);
-    /* setting os_wg alone resets os_wg_wide, os_items alone os_items_wide */
-    CHECK(clsort_context_set_tuning(ctx, "os_wg_wide=32,os_items_wide=8") == CLSORT_SUCCESS,
+    /* setting os_wg alone resets os_wg_wide and big_wg, os_items alone
+     * os_items_wide and big_items (big_min stays) */
+    CHECK(clsort_context_set_tuning(ctx, "os_wg_wide=32,os_items_wide=8,big_min=5000,big_wg=96,"
+                                         "big_items=12") == CLSORT_SUCCESS,
           "wide: %s", clsort_context_last_error(ctx));
     CHECK(clsort_context_set_tuning(ctx, "os_wg=64") == CLSORT_SUCCESS, "os_wg: %s",
           clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
-    CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=8"), "os_wg resets: %s",
-          after);
+    CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=8") &&
+              strstr(after, "big_wg=0") && strstr(after, "big_items=12") &&
+              strstr(after, "big_min=5000"),
+          "os_wg resets: %s", after);
     CHECK(clsort_context_set_tuning(ctx, "os_items=8") == CLSORT_SUCCESS, "os_items: %s",
           clsort_context_last_error(ctx));
     clsort_context_get_tuning(ctx, after, sizeof after);
-    CHECK(strstr(after, "os_items_wide=0"), "os_items resets: %s", after);
+    CHECK(strstr(after, "os_items_wide=0") && strstr(after, "big_items=0"), "os_items resets: %s",
+          after);
     /* lb_batch alone resets lb_batch_pairs; the list ends with every key */
     CHECK(clsort_context_set_tuning(ctx, "lb_batch_pairs=3") == CLSORT_SUCCESS, "lb pairs: %s",
           clsort_context_last_error(ctx));

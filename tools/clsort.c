@@ -327,7 +327,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
     size_t k = 0;
     if (d->is_gpu && strstr(d->platform_name, "NVIDIA")) {
         static const unsigned wgs[] = {256, 384, 512};
-        static const unsigned items[] = {8, 12, 16, 20, 24};
+        static const unsigned items[] = {8, 12, 16, 20, 24, 28};
         static const char *const ranks[] = {"ballot", "match", "atomic_or"};
         if (clsort_type_size(bc->key_type) == 8) {
             /* with persistent work-groups for keys alone, and without */
@@ -339,7 +339,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
                                  items[i], p ? ",os_persist_wide=0" : "");
         } else if (bc->value_size) {
             for (int r = 0; r < 3; r++)
-                for (int i = 0; i < 5 && k < cap; i++)
+                for (int i = 0; i < 6 && k < cap; i++)
                     snprintf(specs[k++], 256, "os_rank_pairs=%s,os_items_pairs=%u", ranks[r],
                              items[i]);
         } else {
@@ -349,7 +349,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
             spec_value(current, "os_items_wide", iw, sizeof iw);
             for (int r = 0; r < 3; r++)
                 for (int w = 0; w < 3; w++)
-                    for (int i = 0; i < 5 && k < cap; i++)
+                    for (int i = 0; i < 6 && k < cap; i++)
                         snprintf(specs[k++], 256,
                                  "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u,"
                                  "os_rank_pairs=%s,os_wg_wide=%s,os_items_wide=%s",
