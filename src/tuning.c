@@ -578,7 +578,26 @@ clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_fa
                                   size_t errsize)
 {
     clsort_status st = check_shape(t, f, err, errsize);
-    if (st != CLSORT_SUCCESS || !(t->os_wg_wide || t->os_items_wide))
+    if (st != CLSORT_SUCCESS)
+        return st;
+    if (t->big_min && (t->big_wg || t->big_items)) {
+        /* the shape of large sorts of keys alone (pairs keep theirs) */
+        clsort_tuning b = *t;
+        b.os_wg = t->big_wg ? t->big_wg : t->os_wg;
+        b.os_items = t->big_items ? t->big_items : t->os_items;
+        b.os_wg_pairs = t->os_wg_pairs ? t->os_wg_pairs : t->os_wg; /* the others' shapes */
+        b.os_items_pairs = t->os_items_pairs ? t->os_items_pairs : t->os_items;
+        b.seg_wg = t->seg_wg ? t->seg_wg : t->os_wg;
+        b.seg_items = t->seg_items ? t->seg_items : t->os_items;
+        b.os_wg_wide = b.os_items_wide = b.big_min = b.big_wg = b.big_items = 0;
+        char inner[256];
+        if (check_shape(&b, f, inner, sizeof inner) != CLSORT_SUCCESS) {
+            snprintf(err, errsize, "big_wg=%u, big_items=%u (keys alone from big_min=%u): %s",
+                     t->big_wg, t->big_items, t->big_min, inner);
+            return CLSORT_ERROR_INVALID_TUNING;
+        }
+    }
+    if (!(t->os_wg_wide || t->os_items_wide))
         return st;
     /* the shape of 8-byte keys: keys alone and pairs both take os_items_wide */
     clsort_tuning w = *t;

@@ -374,6 +374,12 @@ void test_tuning_spec(void)
     CHECK(strstr(after, "os_rank_pairs=same"), "pairs follow os_rank: %s", after);
     CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=0"),
           "8-byte keys follow os_wg and os_items: %s", after);
+    /* the large keys' shape is checked as the main one, and named */
+    CHECK(clsort_context_set_tuning(ctx, "big_min=5000,big_wg=100000") ==
+              CLSORT_ERROR_INVALID_TUNING,
+          "big_wg above the device limit");
+    CHECK(strstr(clsort_context_last_error(ctx), "big_wg=100000"), "message names big_wg: %s",
+          clsort_context_last_error(ctx));
     /* setting os_wg alone resets os_wg_wide and big_wg, os_items alone
      * os_items_wide and big_items (big_min stays) */
     CHECK(clsort_context_set_tuning(ctx, "os_wg_wide=32,os_items_wide=8,big_min=5000,big_wg=96,"
