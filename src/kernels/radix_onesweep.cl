@@ -886,11 +886,22 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             any |= low;
             all &= low;
         }
-        for (uint j = 0; j < np; j++) {
-            uint *hj = h + j * rr;
-            const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
-            for (ulong i = b0; i < b1; i++)
-                hj[DIGIT_OF(ka[i], shift, mask, flip)]++;
+        if (np == 2) { /* both digits from one read of each key */
+            uint *h1 = h + rr;
+            const uint s0 = IN_SHIFT(0), m0 = IN_MASK(0), f0 = descending ? m0 : 0u;
+            const uint s1 = IN_SHIFT(1), m1 = IN_MASK(1), f1 = descending ? m1 : 0u;
+            for (ulong i = b0; i < b1; i++) {
+                const KEY_T key = ka[i];
+                h[DIGIT_OF(key, s0, m0, f0)]++;
+                h1[DIGIT_OF(key, s1, m1, f1)]++;
+            }
+        } else {
+            for (uint j = 0; j < np; j++) {
+                uint *hj = h + j * rr;
+                const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
+                for (ulong i = b0; i < b1; i++)
+                    hj[DIGIT_OF(ka[i], shift, mask, flip)]++;
+            }
         }
     }
     /* the passes whose digit varies inside the bucket */
