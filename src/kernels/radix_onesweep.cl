@@ -933,6 +933,19 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             pos[e] = run;
             run += h[j * rr + e];
         }
+        {   /* touch the destination in order first: its lines come into the
+             * cache by the prefetcher, not one miss per line among the
+             * scattered stores */
+            KEY_T sink = 0;
+            for (idx_t i = lo; i < hi; i += 64 / sizeof(KEY_T))
+                sink ^= dst[i];
+#if HAVE_VALUES
+            for (idx_t i = lo; i < hi; i += 64 / sizeof(VAL_T))
+                sink ^= (KEY_T)((global const uchar *)(vdst + i))[0];
+#endif
+            if (sink == (KEY_T)0x5a5a5a5au && descending > 1u) /* never: keeps the reads */
+                dst[lo] = sink;
+        }
         for (idx_t i = lo; i < hi; i++) {
             KEY_T key = src[i];
             idx_t p = pos[DIGIT_OF(key, shift, mask, flip)]++;
