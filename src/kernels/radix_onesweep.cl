@@ -236,7 +236,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
-    uint h[RADIX], at[RADIX];
+    uint h[RADIX];
+    idx_t at[RADIX]; /* digit starts in the stage, then the runs' destinations */
     for (uint d = 0; d < RADIX; d++)
         h[d] = 0;
     for (uint i = 0; i < cnt; i++)
@@ -251,16 +252,29 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     }
     for (uint i = 0; i < cnt; i++) {
         KEY_T k = src[t0 + i];
-        uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
+        const uint s = (uint)at[DIGIT_OF(k, shift, mask, flip)]++;
         m->stage_k[s] = k;
 #if HAVE_VALUES
         m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
 #endif
     }
+    /* every run's destination first (at[] is free again), then its lines
+     * read once, so that the misses overlap before the copies store */
     uint s = 0;
     for (uint d = 0; d < RADIX; d++) {
+        at[d] = clsort_tile_dest(lb, bases, tile, d, h[d], s);
+        s += h[d];
+    }
+    KEY_T sink = 0;
+    for (uint d = 0; d < RADIX; d++)
+        for (uint j = 0; j < h[d]; j += 64 / sizeof(KEY_T))
+            sink ^= dst[at[d] + j];
+    if (sink == (KEY_T)0x5a5a5a5au && flip > mask) /* never: keeps the reads */
+        dst[0] = sink;
+    s = 0;
+    for (uint d = 0; d < RADIX; d++) {
         const uint c = h[d];
-        const idx_t p = clsort_tile_dest(lb, bases, tile, d, c, s);
+        const idx_t p = at[d];
         global KEY_T *ok = dst + p;
         for (uint j = 0; j < c; j++)
             ok[j] = m->stage_k[s + j];
