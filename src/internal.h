@@ -79,6 +79,7 @@ typedef struct clsort_tuning {
     unsigned lb_batch_pairs; /* the same for sorts that carry values (0: lb_batch) */
     unsigned os_persist;      /* onesweep passes: persistent work-groups per compute unit (0: a work-group per tile) */
     unsigned os_persist_wide; /* the same for 8-byte keys alone (0: os_persist) */
+    unsigned bucket_local; /* CPU shape, MSD order: bytes of local memory for a bucket's passes */
     unsigned big_min, big_wg, big_items; /* keys alone up to 4 bytes, from big_min keys on:
                                             big_wg x big_items tiles (0: os_wg, os_items) */
 } clsort_tuning;

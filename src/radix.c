@@ -322,6 +322,17 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                         " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"
                         " -DCLSORT_LB_BATCH=%u -DCLSORT_OS_PERSIST=%d",
                         s->os_wg, s->os_items, s->rank, s->lb_batch, s->persist ? 1 : 0);
+        if (s->rank == CLSORT_RANK_SERIAL) {
+            /* MSD order's buckets up to this many keys pass through local
+             * memory (clsort_radix_buckets): tuning bucket_local bytes, at
+             * most three quarters of the device's (PoCL rows: 1.5 MiB,
+             * about what a core's L2 holds) */
+            size_t budget = ctx->facts.local_mem_bytes / 4 * 3;
+            if (budget > ctx->tuning.bucket_local)
+                budget = ctx->tuning.bucket_local;
+            len += snprintf(opts + len, sizeof opts - (size_t)len, " -DCLSORT_IN_LOCAL=%zu",
+                            budget / (key->bytes + s->val_bytes));
+        }
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
                      ctx->tuning.nv_maxreg);

@@ -932,42 +932,76 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         }
         return;
     }
+    /* A bucket that fits the work-item's local memory (CLSORT_IN_LOCAL
+     * keys, the host's choice: a buffer of the worker thread that stays in
+     * cache from bucket to bucket) passes A -> L -> A ... -> U: no temp B,
+     * whose lines a pass would read from memory and write back later. Else
+     * A -> B -> A ... -> U. pos[] holds positions relative to lo. */
+#if CLSORT_IN_LOCAL
+    local KEY_T lk[CLSORT_IN_LOCAL];
+#if HAVE_VALUES
+    local VAL_T lv[CLSORT_IN_LOCAL];
+#endif
+    const bool in_local = hi - lo <= CLSORT_IN_LOCAL;
+#else
+    const bool in_local = false;
+#endif
     idx_t pos[RADIX];
     for (uint a = 1; a <= k; a++) {
         const uint j = pass_of[a - 1];
-        const global KEY_T *src = (a & 1) ? ka : kb;
-        global KEY_T *dst = a == k ? ku : ((a & 1) ? kb : ka);
-#if HAVE_VALUES
-        const global VAL_T *vsrc = (a & 1) ? va : vb;
-        global VAL_T *vdst = a == k ? vu : ((a & 1) ? vb : va);
-#endif
         const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
-        idx_t run = lo;
+        idx_t run = 0;
         for (uint e = 0; e <= mask; e++) {
             pos[e] = run;
             run += h[j * rr + e];
         }
-        {   /* touch the destination in order first: its lines come into the
+        const bool src_local = in_local && !(a & 1), dst_local = in_local && (a & 1) && a < k;
+        global KEY_T *gsrc = in_local ? ka : ((a & 1) ? ka : kb);
+        global KEY_T *gdst = a == k ? ku : in_local ? ka : ((a & 1) ? kb : ka);
+#if HAVE_VALUES
+        global VAL_T *gvsrc = in_local ? va : ((a & 1) ? va : vb);
+        global VAL_T *gvdst = a == k ? vu : in_local ? va : ((a & 1) ? vb : va);
+#endif
+        gsrc += lo;
+        gdst += lo;
+        if (!dst_local) {
+            /* touch the destination in order first: its lines come into the
              * cache by the prefetcher, not one miss per line among the
              * scattered stores */
             KEY_T sink = 0;
-            for (idx_t i = lo; i < hi; i += 64 / sizeof(KEY_T))
-                sink ^= dst[i];
+            for (idx_t i = 0; i < hi - lo; i += 64 / sizeof(KEY_T))
+                sink ^= gdst[i];
 #if HAVE_VALUES
-            for (idx_t i = lo; i < hi; i += 64 / sizeof(VAL_T))
-                sink ^= (KEY_T)((global const uchar *)(vdst + i))[0];
+            for (idx_t i = 0; i < hi - lo; i += 64 / sizeof(VAL_T))
+                sink ^= (KEY_T)((global const uchar *)(gvdst + lo + i))[0];
 #endif
             if (sink == (KEY_T)0x5a5a5a5au && descending > 1u) /* never: keeps the reads */
-                dst[lo] = sink;
+                gdst[0] = sink;
         }
-        for (idx_t i = lo; i < hi; i++) {
-            KEY_T key = src[i];
-            idx_t p = pos[DIGIT_OF(key, shift, mask, flip)]++;
-            dst[p] = key;
 #if HAVE_VALUES
-            vdst[p] = vsrc[i];
+#define IN_MOVE_VALUE(S, D) D[p] = S[i];
+#else
+#define IN_MOVE_VALUE(S, D)
 #endif
+#define IN_SCATTER(SK, DK, SV, DV)                                                               \
+        for (idx_t i = 0; i < hi - lo; i++) {                                                    \
+            const KEY_T key = SK[i];                                                             \
+            const idx_t p = pos[DIGIT_OF(key, shift, mask, flip)]++;                             \
+            DK[p] = key;                                                                         \
+            IN_MOVE_VALUE(SV, DV)                                                                \
         }
+#if CLSORT_IN_LOCAL
+        if (dst_local) {
+            IN_SCATTER(gsrc, lk, (gvsrc + lo), lv)
+        } else if (src_local) {
+            IN_SCATTER(lk, gdst, lv, (gvdst + lo))
+        } else
+#endif
+        {
+            IN_SCATTER(gsrc, gdst, (gvsrc + lo), (gvdst + lo))
+        }
+#undef IN_SCATTER
+#undef IN_MOVE_VALUE
     }
 #undef IN_SHIFT
 #undef IN_MASK
