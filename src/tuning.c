@@ -583,42 +583,49 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
     return CLSORT_SUCCESS;
 }
 
+/* check_shape on a variant of the tuning (the shape one kind of sort
+ * takes), the error prefixed with the variant's name */
+static clsort_status check_variant(const clsort_tuning *v, const clsort_device_facts *f,
+                                   const char *name, char *err, size_t errsize)
+{
+    char inner[256];
+    if (check_shape(v, f, inner, sizeof inner) == CLSORT_SUCCESS)
+        return CLSORT_SUCCESS;
+    snprintf(err, errsize, "%s: %s", name, inner);
+    return CLSORT_ERROR_INVALID_TUNING;
+}
+
 clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f, char *err,
                                   size_t errsize)
 {
     clsort_status st = check_shape(t, f, err, errsize);
     if (st != CLSORT_SUCCESS)
         return st;
+    char name[128];
     if (t->big_min && (t->big_wg || t->big_items)) {
-        /* the shape of large sorts of keys alone (pairs keep theirs) */
+        /* the shape of large sorts of keys alone (pairs and segments keep theirs) */
         clsort_tuning b = *t;
         b.os_wg = t->big_wg ? t->big_wg : t->os_wg;
         b.os_items = t->big_items ? t->big_items : t->os_items;
-        b.os_wg_pairs = t->os_wg_pairs ? t->os_wg_pairs : t->os_wg; /* the others' shapes */
+        b.os_wg_pairs = t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
         b.os_items_pairs = t->os_items_pairs ? t->os_items_pairs : t->os_items;
         b.seg_wg = t->seg_wg ? t->seg_wg : t->os_wg;
         b.seg_items = t->seg_items ? t->seg_items : t->os_items;
-        b.os_wg_wide = b.os_items_wide = b.big_min = b.big_wg = b.big_items = 0;
-        char inner[256];
-        if (check_shape(&b, f, inner, sizeof inner) != CLSORT_SUCCESS) {
-            snprintf(err, errsize, "big_wg=%u, big_items=%u (keys alone from big_min=%u): %s",
-                     t->big_wg, t->big_items, t->big_min, inner);
-            return CLSORT_ERROR_INVALID_TUNING;
-        }
+        b.os_wg_wide = b.os_items_wide = 0;
+        snprintf(name, sizeof name, "big_wg=%u, big_items=%u (keys alone from big_min=%u)",
+                 t->big_wg, t->big_items, t->big_min);
+        CLSORT_TRY(check_variant(&b, f, name, err, errsize));
     }
-    if (!(t->os_wg_wide || t->os_items_wide))
-        return st;
-    /* the shape of 8-byte keys: keys alone and pairs both take os_items_wide */
-    clsort_tuning w = *t;
-    w.os_wg = t->os_wg_wide ? t->os_wg_wide : t->os_wg;
-    w.os_items = t->os_items_wide ? t->os_items_wide : t->os_items;
-    w.os_items_pairs = t->os_items_wide ? t->os_items_wide : t->os_items_pairs;
-    w.os_wg_wide = w.os_items_wide = w.os_wg_pairs = 0;
-    char inner[256];
-    if (check_shape(&w, f, inner, sizeof inner) != CLSORT_SUCCESS) {
-        snprintf(err, errsize, "os_wg_wide=%u, os_items_wide=%u (8-byte keys): %s", t->os_wg_wide,
-                 t->os_items_wide, inner);
-        return CLSORT_ERROR_INVALID_TUNING;
+    if (t->os_wg_wide || t->os_items_wide) {
+        /* the shape of 8-byte keys: keys alone and pairs both take os_items_wide */
+        clsort_tuning w = *t;
+        w.os_wg = t->os_wg_wide ? t->os_wg_wide : t->os_wg;
+        w.os_items = t->os_items_wide ? t->os_items_wide : t->os_items;
+        w.os_items_pairs = t->os_items_wide ? t->os_items_wide : t->os_items_pairs;
+        w.os_wg_wide = w.os_items_wide = w.os_wg_pairs = 0;
+        snprintf(name, sizeof name, "os_wg_wide=%u, os_items_wide=%u (8-byte keys)",
+                 t->os_wg_wide, t->os_items_wide);
+        CLSORT_TRY(check_variant(&w, f, name, err, errsize));
     }
     return CLSORT_SUCCESS;
 }

@@ -215,6 +215,22 @@ inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint t
     return bases[d] + (lb ? clsort_lookback(lb, tile, d, count) : 0);
 }
 
+#if CLSORT_OS_RANK == 0
+/* The CPU shape's scattered stores: reading one byte of every 64-byte line
+ * of a destination first brings its lines into the cache (in order, by the
+ * prefetcher, or with their misses overlapped), where the stores would
+ * otherwise take a miss each, one at a time. Returns the bytes xored: the
+ * caller keeps the reads by a store under a condition that never holds. */
+inline uchar clsort_touch(const global void *p, ulong bytes)
+{
+    const global uchar *b = (const global uchar *)p;
+    uchar x = 0;
+    for (ulong i = 0; i < bytes; i += 64)
+        x ^= b[i];
+    return x;
+}
+#endif
+
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
@@ -265,11 +281,10 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         at[d] = clsort_tile_dest(lb, bases, tile, d, h[d], s);
         s += h[d];
     }
-    KEY_T sink = 0;
+    uchar sink = 0;
     for (uint d = 0; d < RADIX; d++)
-        for (uint j = 0; j < h[d]; j += 64 / sizeof(KEY_T))
-            sink ^= dst[at[d] + j];
-    if (sink == (KEY_T)0x5a5a5a5au && flip > mask) /* never: keeps the reads */
+        sink ^= clsort_touch(dst + at[d], (ulong)h[d] * sizeof(KEY_T));
+    if (sink == 0x5au && flip > mask) /* never: keeps the reads */
         dst[0] = sink;
     s = 0;
     for (uint d = 0; d < RADIX; d++) {
@@ -964,18 +979,16 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #endif
         gsrc += lo;
         gdst += lo;
-        if (!dst_local) {
-            /* touch the destination in order first: its lines come into the
-             * cache by the prefetcher, not one miss per line among the
-             * scattered stores */
-            KEY_T sink = 0;
-            for (idx_t i = 0; i < hi - lo; i += 64 / sizeof(KEY_T))
-                sink ^= gdst[i];
 #if HAVE_VALUES
-            for (idx_t i = 0; i < hi - lo; i += 64 / sizeof(VAL_T))
-                sink ^= (KEY_T)((global const uchar *)(gvdst + lo + i))[0];
+        gvsrc += lo;
+        gvdst += lo;
 #endif
-            if (sink == (KEY_T)0x5a5a5a5au && descending > 1u) /* never: keeps the reads */
+        if (!dst_local) { /* the destination's lines first (clsort_touch) */
+            uchar sink = clsort_touch(gdst, (ulong)(hi - lo) * sizeof(KEY_T));
+#if HAVE_VALUES
+            sink ^= clsort_touch(gvdst, (ulong)(hi - lo) * sizeof(VAL_T));
+#endif
+            if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
                 gdst[0] = sink;
         }
 #if HAVE_VALUES
@@ -992,13 +1005,13 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         }
 #if CLSORT_IN_LOCAL
         if (dst_local) {
-            IN_SCATTER(gsrc, lk, (gvsrc + lo), lv)
+            IN_SCATTER(gsrc, lk, gvsrc, lv)
         } else if (src_local) {
-            IN_SCATTER(lk, gdst, lv, (gvdst + lo))
+            IN_SCATTER(lk, gdst, lv, gvdst)
         } else
 #endif
         {
-            IN_SCATTER(gsrc, gdst, (gvsrc + lo), (gvdst + lo))
+            IN_SCATTER(gsrc, gdst, gvsrc, gvdst)
         }
 #undef IN_SCATTER
 #undef IN_MOVE_VALUE
