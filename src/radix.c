@@ -49,7 +49,8 @@ typedef struct radix_shape {
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
-    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at;
+    size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at,
+        bucket_at;
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -225,11 +226,12 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->counters_at = s->portions * P * R;
         s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
         s->chain_at = s->bits_at + 4;                    /* 1 + P words, clsort_radix_chain */
+        s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
         /* the look-back areas last, in whole 16-byte words (the upfront
          * count zeroes them: run_upfront), each tile's row starting on a
          * 256-byte boundary: a warp's 32 words then lie in one 128-byte
          * line, where rows 64 bytes off the line straddled two */
-        s->lookback_at = div_up(s->chain_at + 1 + P, 64) * 64;
+        s->lookback_at = div_up(s->bucket_at + 1, 64) * 64;
         s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
         s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
         s->bases_words = s->carry_at + R;
@@ -657,15 +659,15 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
         cl_kernel kbk;
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
-        cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+        cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at;
         cl_uint begin = job->begin_bit, desc = job->descending;
         idx_arg a_n;
         clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
                               CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
                               CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, job->n),
                               CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
-                              CLSORT_ARG(b->bases)};
-        CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 13));
+                              CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off)};
+        CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 15));
         CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq));
     }
     for (cl_uint p = 0; p < s->passes; p++)

@@ -878,17 +878,24 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
  * the bucket A -> B -> A ..., the last into the caller's buffer. A bucket of
  * n / RADIX keys stays in cache through its passes, where an LSD pass over
  * the whole input writes to RADIX places in memory. Launched with RADIX
- * work-groups of one work-item; does nothing when the plan chose LSD order. */
+ * work-groups of one work-item, each taking one bucket; does nothing when
+ * the plan chose LSD order. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
                           idx_t n, uint begin_bit, uint descending, global const uint *state,
-                          global const idx_t *bases)
+                          global const idx_t *bases, global uint *next, ulong next_off)
 {
     if (!state[ST_MSD])
         return;
     const uint top = state[ST_MSD] - 1;
-    const uint d = get_group_id(0);
+    /* The bucket: the next not taken (a counter zeroed with the sort's
+     * scratch), not the group's number. PoCL hands each thread a run of
+     * groups at once (a sixteenth of them on 16 threads): numbered buckets
+     * would be shared out before any ran, and a thread that the system
+     * holds back would hold up the whole phase with its run. Taken at run
+     * time, the buckets go to the threads that are running. */
+    const uint d = atomic_inc(&next[next_off]);
     /* bases' first row (portion 0) holds where each digit starts overall */
     const idx_t lo = bases[top * RADIX + d];
     const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
