@@ -1,6 +1,10 @@
 /* test_radix.c - the radix sort of u32 keys (and pairs, argsort) against the
  * reference: sizes, distributions, bit windows, digit widths, descending
  * order, and every kernel shape the test device can run. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
 #include "sortcheck.h"
 
 static sort_case make(clsort_type t, data_dist d, size_t n, check_mode m)
@@ -231,6 +235,54 @@ void test_radix_shapes(void)
                 break;
         }
     }
+}
+
+void test_radix_lookback_fallback(void)
+{
+    /* The CPU shape's look-back counts a tile before it that has not
+     * published its counts (a thread held back by the system) from its
+     * keys. Built with CLSORT_LB_FALLBACK_ALL, every tile counts every tile
+     * before it that way instead of reading their words: LSD and MSD order,
+     * several portions, keys, pairs and argsort, several widths, u64. */
+    const char *old = getenv("CLSORT_BUILD_OPTIONS");
+    char *saved = old ? strdup(old) : NULL;
+    char opts[512];
+    snprintf(opts, sizeof opts, "%s%s-DCLSORT_LB_FALLBACK_ALL=1", old ? old : "", old ? " " : "");
+    setenv("CLSORT_BUILD_OPTIONS", opts, 1);
+    const char *specs[] = {
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
+        "algorithm=onesweep,os_wg=1,os_items=700,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
+        "portion_max=5000",
+    };
+    /* every tile counts all the tiles before it: sizes of a few dozen
+     * tiles (one work-item counts them, slow on a GPU) */
+    static const size_t sizes[] = {1, 999, 1000, 1001, 7919, 30011};
+    static const unsigned widths[] = {0, 4, 11};
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            break;
+        bool ok = true;
+        for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++) {
+            sort_case c = make(CLSORT_U32, i % 2 ? DATA_FEW_UNIQUE : DATA_UNIFORM, sizes[i],
+                               i % 3 == 0 ? CHECK_KEYS : (i % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
+            c.opt.radix_bits = widths[i % 3];
+            c.opt.descending = i % 2;
+            ok = sort_and_check(ctx, &c, specs[si]);
+        }
+        if (ok) {
+            sort_case c = make(CLSORT_U64, DATA_UNIFORM, 20011, CHECK_PAIRS);
+            c.value_size = 8;
+            sort_and_check(ctx, &c, specs[si]);
+        }
+        clsort_context_release(ctx);
+    }
+    if (saved)
+        setenv("CLSORT_BUILD_OPTIONS", saved, 1);
+    else
+        unsetenv("CLSORT_BUILD_OPTIONS");
+    free(saved);
 }
 
 void test_radix_portions(void)

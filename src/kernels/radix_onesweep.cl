@@ -229,6 +229,66 @@ inline uchar clsort_touch(const global void *p, ulong bytes)
         x ^= b[i];
     return x;
 }
+
+/* The CPU shape's look-back, every digit of the tile in one walk back over
+ * the tiles before it: ex[d] adds each tile's published count of digit d
+ * until a tile that published its inclusive prefix for d; then this tile's
+ * prefixes (ex + h) are published. A tile not yet published is waited for
+ * CLSORT_LB_SPIN reads (about as long as counting a tile takes), then
+ * counted here from its keys (the idea of Decoupled Fallback, Smith, Levien
+ * and Owens 2025): PoCL's threads have no forward-progress guarantee, and a
+ * thread that the system holds back after taking a tile would otherwise
+ * hold up every tile after it. pend[] (the digits still walking) and c[]
+ * (a counted tile's digits) are the caller's scratch. With
+ * CLSORT_LB_FALLBACK_ALL (tests) every tile before is counted. */
+#ifndef CLSORT_LB_SPIN
+#define CLSORT_LB_SPIN (OS_TILE / 16 + 1)
+#endif
+inline void clsort_lookback_serial(global uint *lb, uint tile, const global KEY_T *src,
+                                   uint len, uint shift, uint mask, uint flip, const uint *h,
+                                   idx_t *ex, ushort *pend, uint *c)
+{
+    for (uint d = 0; d < RADIX; d++) {
+        ex[d] = 0;
+        pend[d] = (ushort)d;
+    }
+    uint np = tile > 0 ? RADIX : 0;
+    for (uint j = tile - 1; np > 0; j--) {
+        global uint *row = lb + (ulong)j * RADIX;
+        bool counted = false;
+        uint k = 0;
+        for (uint i = 0; i < np; i++) {
+            const uint d = pend[i];
+#ifdef CLSORT_LB_FALLBACK_ALL
+            uint w = LB_EMPTY;
+#else
+            uint w = LB_LOAD(&row[d]);
+            for (uint spin = 0; (w & LB_FLAGS) == LB_EMPTY && !counted && spin < CLSORT_LB_SPIN;
+                 spin++)
+                w = LB_LOAD(&row[d]);
+#endif
+            if ((w & LB_FLAGS) == LB_EMPTY) {
+                if (!counted) { /* tile j, counted here */
+                    for (uint e = 0; e < RADIX; e++)
+                        c[e] = 0;
+                    const uint end = min(j * (uint)OS_TILE + (uint)OS_TILE, len);
+                    for (uint t = j * (uint)OS_TILE; t < end; t++)
+                        c[DIGIT_OF(src[t], shift, mask, flip)]++;
+                    counted = true;
+                }
+                ex[d] += c[d];
+            } else {
+                ex[d] += w & LB_VALUE;
+            }
+            if ((w & LB_FLAGS) != LB_PREFIX && j > 0) /* tile 0 has none before */
+                pend[k++] = (ushort)d;
+        }
+        np = k;
+    }
+    if (tile > 0) /* tile 0 published its counts as prefixes */
+        for (uint d = 0; d < RADIX; d++)
+            LB_STORE(&lb[tile * RADIX + d], (uint)(ex[d] + h[d]) | LB_PREFIX);
+}
 #endif
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
@@ -277,9 +337,17 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     /* every run's destination first (at[] is free again), then its lines
      * read once, so that the misses overlap before the copies store */
     uint s = 0;
-    for (uint d = 0; d < RADIX; d++) {
-        at[d] = clsort_tile_dest(lb, bases, tile, d, h[d], s);
-        s += h[d];
+    if (lb && bases) {
+        ushort pend[RADIX];
+        uint c[RADIX];
+        clsort_lookback_serial(lb, tile, src, len, shift, mask, flip, h, at, pend, c);
+        for (uint d = 0; d < RADIX; d++)
+            at[d] += bases[d];
+    } else {
+        for (uint d = 0; d < RADIX; d++) {
+            at[d] = clsort_tile_dest(lb, bases, tile, d, h[d], s);
+            s += h[d];
+        }
     }
     uchar sink = 0;
     for (uint d = 0; d < RADIX; d++)
