@@ -82,6 +82,8 @@ typedef struct clsort_tuning {
     unsigned bucket_local; /* CPU shape, MSD order: bytes of local memory for a bucket's passes */
     unsigned big_min, big_wg, big_items; /* keys alone up to 4 bytes, from big_min keys on:
                                             big_wg x big_items tiles (0: os_wg, os_items) */
+    unsigned big_min_pairs, big_wg_pairs, big_items_pairs; /* the same for keys up to 4 bytes
+                                            with values (0: os_wg_pairs, os_items_pairs) */
 } clsort_tuning;
 
 /* The digit width the tuning gives a radix sort of n keys over `bits` bits

@@ -80,7 +80,8 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         "lb_batch=3,lb_batch_pairs=2",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
         "os_wg_wide=32,os_items_wide=8,small_items=2,small_items_max=100000,lb_batch=5,"
-        "big_min=300000,big_wg=32,big_items=12", /* 8-byte keys: 32 x 8; small sorts x 2; keys alone from 300000: 32 x 12 */
+        "big_min=300000,big_wg=32,big_items=12,big_min_pairs=100000,big_wg_pairs=32,big_items_pairs=6",
+        /* 8-byte keys: 32 x 8; small sorts x 2; keys alone from 300000: 32 x 12; pairs from 100000: 32 x 6 */
         /* the CPU shape in MSD order: top digit first, then the buckets
          * (those above 2048 bytes through temp B, the others through
          * local memory) */
@@ -98,7 +99,8 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
     };
     static const char *const nvidia[] = {
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match,big_min=100000,big_wg=384,big_items=28", /* keys alone from 100000: 384 x 28 */
-        "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,fused_max=0,chain_max=0", /* fill, upfront, plan, passes */
+        "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,fused_max=0,chain_max=0,"
+        "big_min_pairs=100000,big_wg_pairs=384,big_items_pairs=24", /* fill, upfront, plan, passes; pairs from 100000: 384 x 24 */
         "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,lb_batch=1", /* one word a round */
         "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,single_max=100000",
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match,single_max=100000",

@@ -397,6 +397,32 @@ void test_tuning_spec(void)
     clsort_context_get_tuning(ctx, after, sizeof after);
     CHECK(strstr(after, "os_items_wide=0") && strstr(after, "big_items=0"), "os_items resets: %s",
           after);
+    /* the large pairs' shape: checked and named; os_wg or os_wg_pairs
+     * alone resets big_wg_pairs, os_items_pairs alone big_items_pairs */
+    CHECK(clsort_context_set_tuning(ctx, "big_min_pairs=5000,big_wg_pairs=100000") ==
+              CLSORT_ERROR_INVALID_TUNING,
+          "big_wg_pairs above the device limit");
+    CHECK(strstr(clsort_context_last_error(ctx), "big_wg_pairs=100000"),
+          "message names big_wg_pairs: %s", clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "big_min_pairs=5000,big_wg_pairs=96,big_items_pairs=6") ==
+              CLSORT_SUCCESS,
+          "big pairs: %s", clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "os_items_pairs=4") == CLSORT_SUCCESS, "os_items_pairs: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "big_items_pairs=0") && strstr(after, "big_wg_pairs=96") &&
+              strstr(after, "big_min_pairs=5000"),
+          "os_items_pairs resets big_items_pairs only: %s", after);
+    CHECK(clsort_context_set_tuning(ctx, "os_wg_pairs=32") == CLSORT_SUCCESS, "os_wg_pairs: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "big_wg_pairs=0"), "os_wg_pairs resets big_wg_pairs: %s", after);
+    CHECK(clsort_context_set_tuning(ctx, "big_wg_pairs=96") == CLSORT_SUCCESS, "big_wg_pairs: %s",
+          clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "os_wg=64") == CLSORT_SUCCESS, "os_wg: %s",
+          clsort_context_last_error(ctx));
+    clsort_context_get_tuning(ctx, after, sizeof after);
+    CHECK(strstr(after, "big_wg_pairs=0"), "os_wg resets big_wg_pairs: %s", after);
     /* lb_batch alone resets lb_batch_pairs; the list ends with every key */
     CHECK(clsort_context_set_tuning(ctx, "lb_batch_pairs=3") == CLSORT_SUCCESS, "lb pairs: %s",
           clsort_context_last_error(ctx));

@@ -338,10 +338,15 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
                         snprintf(specs[k++], 256, "os_wg_wide=%u,os_items_wide=%u%s", wide_wgs[w],
                                  items[i], p ? ",os_persist_wide=0" : "");
         } else if (bc->value_size) {
+            /* the tuning's os_wg_pairs named, so that each candidate's shape
+             * holds at every size (it resets big_wg_pairs, os_items_pairs
+             * big_items_pairs) */
+            char wp[32];
+            spec_value(current, "os_wg_pairs", wp, sizeof wp);
             for (int r = 0; r < 3; r++)
                 for (int i = 0; i < 6 && k < cap; i++)
-                    snprintf(specs[k++], 256, "os_rank_pairs=%s,os_items_pairs=%u", ranks[r],
-                             items[i]);
+                    snprintf(specs[k++], 256, "os_rank_pairs=%s,os_wg_pairs=%s,os_items_pairs=%u",
+                             ranks[r], wp[0] ? wp : "0", items[i]);
         } else {
             char rp[32], ww[32], iw[32];
             spec_value(current, "os_rank_pairs", rp, sizeof rp);
