@@ -93,10 +93,13 @@ def main():
     ap.add_argument("--copy-gbs", type=float, default=0)
     ap.add_argument("--md")
     ap.add_argument("--png")
-    ap.add_argument("--title", default="clsort vs CUB")
+    ap.add_argument("--title", help="the plot's title (default: clsort vs CUB, or vs the CPU sorts with --cpu)")
     ap.add_argument("--peers")
     ap.add_argument("--cpu", action="store_true")
     a = ap.parse_args()
+    if a.title is None:
+        a.title = ("clsort (PoCL) vs CPU sorts" if a.cpu
+                   else "clsort thread scaling" if a.scaling else "clsort vs CUB")
     if a.scaling:
         return scaling(a)
     if not a.clsort:
@@ -142,11 +145,15 @@ def main():
 
 
 def plot_peers(ax, peers):
-    """The CPU anchors as grey lines, one per (implementation, case)."""
+    """The CPU anchors, one line per (implementation, case): the parallel and
+    the vectorised anchors (ips4o, vqsort) in colours of their own, the
+    others grey; keys alone dotted, pairs dashed."""
+    colours = {"ips4o": "tab:green", "vqsort": "tab:purple"}
     for key in sorted({(p["impl"], p["case"]) for p in peers}):
         pts = sorted((p["n"], p["mkeys_per_s"]) for p in peers if (p["impl"], p["case"]) == key)
-        ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], "x:", color="grey",
-                alpha=0.7, label=f"{key[0]} {key[1]} (CPU)")
+        style = "x--" if "+" in key[1] else "x:"
+        ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], style,
+                color=colours.get(key[0], "grey"), alpha=0.8, label=f"{key[0]} {key[1]} (CPU)")
 
 
 def case_name(case):
