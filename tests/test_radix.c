@@ -243,7 +243,8 @@ void test_radix_lookback_fallback(void)
      * published its counts (a thread held back by the system) from its
      * keys. Built with CLSORT_LB_FALLBACK_ALL, every tile counts every tile
      * before it that way instead of reading their words: LSD and MSD order,
-     * several portions, keys, pairs and argsort, several widths, u64. */
+     * several portions, every pass in one launch, keys, pairs and argsort,
+     * several widths, u64. */
     const char *old = getenv("CLSORT_BUILD_OPTIONS");
     char *saved = old ? strdup(old) : NULL;
     char opts[512];
@@ -254,6 +255,9 @@ void test_radix_lookback_fallback(void)
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
         "algorithm=onesweep,os_wg=1,os_items=700,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
         "portion_max=5000",
+        /* every pass in one launch (clsort_radix_chain) */
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
+        "fused_max=2147483647,chain_max=2147483647",
     };
     /* every tile counts all the tiles before it: sizes of a few dozen
      * tiles (one work-item counts them, slow on a GPU) */
