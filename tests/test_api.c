@@ -413,16 +413,15 @@ void test_tuning_spec(void)
     CHECK(strstr(after, "big_items_pairs=0") && strstr(after, "big_wg_pairs=96") &&
               strstr(after, "big_min_pairs=5000"),
           "os_items_pairs resets big_items_pairs only: %s", after);
-    CHECK(clsort_context_set_tuning(ctx, "os_wg_pairs=32") == CLSORT_SUCCESS, "os_wg_pairs: %s",
-          clsort_context_last_error(ctx));
-    clsort_context_get_tuning(ctx, after, sizeof after);
-    CHECK(strstr(after, "big_wg_pairs=0"), "os_wg_pairs resets big_wg_pairs: %s", after);
-    CHECK(clsort_context_set_tuning(ctx, "big_wg_pairs=96") == CLSORT_SUCCESS, "big_wg_pairs: %s",
-          clsort_context_last_error(ctx));
-    CHECK(clsort_context_set_tuning(ctx, "os_wg=64") == CLSORT_SUCCESS, "os_wg: %s",
-          clsort_context_last_error(ctx));
-    clsort_context_get_tuning(ctx, after, sizeof after);
-    CHECK(strstr(after, "big_wg_pairs=0"), "os_wg resets big_wg_pairs: %s", after);
+    static const char *const wg_resets[] = {"os_wg_pairs=32", "os_wg=64"};
+    for (int i = 0; i < 2; i++) {
+        CHECK(clsort_context_set_tuning(ctx, "big_wg_pairs=96") == CLSORT_SUCCESS,
+              "big_wg_pairs: %s", clsort_context_last_error(ctx));
+        CHECK(clsort_context_set_tuning(ctx, wg_resets[i]) == CLSORT_SUCCESS, "%s: %s",
+              wg_resets[i], clsort_context_last_error(ctx));
+        clsort_context_get_tuning(ctx, after, sizeof after);
+        CHECK(strstr(after, "big_wg_pairs=0"), "%s resets big_wg_pairs: %s", wg_resets[i], after);
+    }
     /* lb_batch alone resets lb_batch_pairs; the list ends with every key */
     CHECK(clsort_context_set_tuning(ctx, "lb_batch_pairs=3") == CLSORT_SUCCESS, "lb pairs: %s",
           clsort_context_last_error(ctx));
