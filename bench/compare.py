@@ -8,10 +8,16 @@ usage: compare.py --clsort clsort.json [--cub cub.jsonl] [--copy-gbs G]
                   [--md out.md] [--png out.png] [--title T]
 
        compare.py --scaling scaling.jsonl [--md out.md] [--png out.png] [--title T]
+       compare.py --rounds clsort_1.json:peer_1.jsonl clsort_2.json:peer_2.jsonl ...
+                  [--md out.md]
 
 --scaling: the thread-scaling table and plot (gpu_run.sh's scaling stage:
 clsort and ips4o at 32M u32 keys against the thread count, with the copy
 bandwidth measured at each count).
+--rounds: clsort and one CPU peer (cpu_peers --impls, one implementation)
+run alternately, a pair of files a round (gpu_run.sh's cpuratio stage): each
+round's ratio and their median, case by case, so that a host whose speed
+drifts from minute to minute compares like with like.
 --peers adds the CPU anchors that bench/cpu/cpu_peers.cpp wrote (ips4o,
 vqsort, std::sort, qsort); --cpu makes the table clsort (through PoCL)
 against each of them instead of against CUB.
@@ -96,12 +102,15 @@ def main():
     ap.add_argument("--title", help="the plot's title (default: clsort vs CUB, or vs the CPU sorts with --cpu)")
     ap.add_argument("--peers")
     ap.add_argument("--cpu", action="store_true")
+    ap.add_argument("--rounds", nargs="+", metavar="CLSORT_JSON:PEER_JSONL")
     a = ap.parse_args()
     if a.title is None:
         a.title = ("clsort (PoCL) vs CPU sorts" if a.cpu
                    else "clsort thread scaling" if a.scaling else "clsort vs CUB")
     if a.scaling:
         return scaling(a)
+    if a.rounds:
+        return rounds(a)
     if not a.clsort:
         ap.error("--clsort is needed (or --scaling)")
     ours = load_rows(a.clsort)
@@ -195,6 +204,45 @@ def cpu_table(a, ours, peers):
             ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], "o-", label=f"clsort {case}")
         plot_peers(ax, peers)
         save_rate_plot(fig, ax, a)
+
+
+def median(xs):
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def rounds(a):
+    """clsort against one CPU peer, round by round (the peer's time over
+    clsort's in each round, then the median of those ratios)."""
+    per = {}  # (case, n) -> [(clsort ms, peer ms, peer name, threads)]
+    for pair in a.rounds:
+        ours_path, _, peer_path = pair.partition(":")
+        if not peer_path:
+            sys.exit(f"--rounds: '{pair}' is not CLSORT_JSON:PEER_JSONL")
+        peer = {(p["case"], p["n"]): p for p in load_rows(peer_path)}
+        for r in load_rows(ours_path):
+            if not r.get("correct", True):
+                sys.exit(f"{ours_path}: a wrong result ({r['case']}, n={r['n']})")
+            c = case_name(r["case"])
+            p = peer.get((c, r["n"]))
+            if p:
+                per.setdefault((c, r["n"]), []).append(
+                    (r["ms"], p["ms"], p["impl"], p.get("threads", 1)))
+    if not per:
+        sys.exit("--rounds: no case that both files of a round hold")
+    name = next(iter(per.values()))[0][2]
+    threads = next(iter(per.values()))[0][3]
+    lines = [f"| case | n | rounds | clsort ms (median) | {name} ms (median, {threads}T) | "
+             f"clsort/{name} by round | median ratio |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for (c, n), rs in per.items():
+        ratios = [q / o for o, q, _, _ in rs]
+        lines.append(f"| {c} | {n} | {len(rs)} | {median([o for o, _, _, _ in rs]):.2f} | "
+                     f"{median([q for _, q, _, _ in rs]):.2f} | "
+                     + " ".join(f"{x:.2f}" for x in ratios)
+                     + f" | {median(ratios):.2f}x |")
+    emit_table(lines, a.md)
 
 
 def scaling(a):

@@ -6,11 +6,13 @@
 #   a plot. Results go to $OUT (default ./gpu-out).
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
-#        test cpu peers scaling startup small algos examples scan cputune
+#        test cpu peers cpuratio scaling startup small algos examples scan cputune
 #        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
+#        for cpuratio: RATIO_PEER (a cpu_peers implementation, default ips4o),
+#        RATIO_ROUNDS (default 5);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
 #        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT ("opts:-DX=Y" in
 #        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning); for abrev also
@@ -142,6 +144,26 @@ stage_peers() {
     ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --reps 5 --seed $SEED | tee "$OUT/cpu_peers.jsonl"
     [ -s "$OUT/clsort_cpu.json" ] && python3 bench/compare.py --cpu --clsort "$OUT/clsort_cpu.json" \
         --peers "$OUT/cpu_peers.jsonl" --md "$OUT/compare_cpu.md"
+}
+
+stage_cpuratio() {
+    # clsort (PoCL) and one CPU peer (RATIO_PEER, default ips4o on every
+    # thread) alternating round by round on the same inputs: each round's
+    # ratio and their median (bench/compare.py --rounds), on a host whose
+    # speed drifts between minutes
+    wait_builds
+    [ -x $BUILD/cpu_peers ] || { echo "no cpu_peers (libips4o-dev, libhwy-dev missing)"; return; }
+    local peer=${RATIO_PEER:-ips4o} pairs="" r
+    log "CPU ratios: clsort and $peer alternating, ${RATIO_ROUNDS:-5} rounds ($CPU_SIZES)"
+    for r in $(seq 1 "${RATIO_ROUNDS:-5}"); do
+        ./$BUILD/clsort bench --device cpu --cases u32,u32+4 --sizes "$CPU_SIZES" --no-qsort \
+            --min-reps 5 --seed $SEED --json "$OUT/ratio_clsort_$r.json" > /dev/null 2>&1 ||
+            echo "round $r: clsort bench failed"
+        ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls "$peer" --reps 5 \
+            --seed $SEED > "$OUT/ratio_peer_$r.jsonl" || echo "round $r: cpu_peers failed"
+        pairs="$pairs $OUT/ratio_clsort_$r.json:$OUT/ratio_peer_$r.jsonl"
+    done
+    python3 bench/compare.py --rounds $pairs --md "$OUT/cpuratio.md"
 }
 
 stage_scaling() {
@@ -278,7 +300,7 @@ stage_pack() {
     local tmp
     tmp=$(mktemp -d)
     tar -czf "$tmp/results.tar.gz" -C "$OUT" .
-    for f in compare.md clsort_gpu.json cub.jsonl gpu.png ab.txt ctest-gpu.log compare_cpu.md; do
+    for f in compare.md clsort_gpu.json cub.jsonl ab.txt ctest-gpu.log compare_cpu.md cpuratio.md; do
         [ -e "$OUT/$f" ] && cp "$OUT/$f" "$tmp/"
     done
     find "$OUT" -mindepth 1 -delete
