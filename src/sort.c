@@ -738,7 +738,7 @@ clsort_status clsort_context_save_tuning(clsort_context *ctx)
     if (!ctx->cache_dir)
         return clsort_fail(ctx, CLSORT_ERROR_IO,
                            "clsort_context_save_tuning: the cache folder is disabled");
-    char name[64], text[1024];
+    char name[64], text[2048]; /* every key at its widest: about 920 characters */
     clsort_tuning_file_name(ctx, name, sizeof name);
     clsort_tuning_format(&ctx->tuning, text, sizeof text);
     if (!clsort_cache_write_text(ctx->cache_dir, name, text))

@@ -57,7 +57,8 @@
  *   portion_max  onesweep: the most keys per portion (0: the look-back
  *                limit of 2^30 - 1; smaller values test the portions)
  *   lb_batch     onesweep: how many predecessors' look-back words a tile
- *                reads in one round trip (0: 1)
+ *                reads in one round trip (0: 1; the work-group shapes: the
+ *                serial shape walks back over every digit of a tile at once)
  *   lb_batch_pairs  lb_batch for sorts that carry values (0: lb_batch; a
  *                spec that sets lb_batch without it sets it to 0)
  *   os_persist   onesweep passes of the work-group shapes: this many
@@ -75,10 +76,10 @@
  *                device (H100, u32 256M: 384 x 28 5.345 ms against 5.558 for
  *                256 x 24; 4M: 0.151 against 0.148)
  *   big_min_pairs, big_wg_pairs, big_items_pairs  the same for sorts of
- *                keys up to 4 bytes that carry values (0: os_wg_pairs,
- *                os_items_pairs; a spec that sets os_wg or os_wg_pairs
- *                without big_wg_pairs sets it to 0, os_items_pairs without
- *                big_items_pairs likewise) (H100, u32 pairs 256M: 384 x 24
+ *                keys up to 4 bytes that carry values of up to 4 bytes (0:
+ *                os_wg_pairs, os_items_pairs; a spec that sets os_wg or
+ *                os_wg_pairs without big_wg_pairs sets it to 0,
+ *                os_items_pairs without big_items_pairs likewise) (H100, u32 pairs 256M: 384 x 24
  *                8.808 ms against 8.991 for 512 x 16; 8M: 0.348 against
  *                0.349; 1M: 4% slower)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
@@ -275,7 +276,7 @@ static const field fields[] = {
       "digit width from n = large_min on, where it saves passes (above 8: CPU shapes; at most 32 bits sorted)"),
     F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),
     F(portion_max, 0, 0x7fffffffu, "onesweep: most keys per portion (0: 2^30 - 1, the look-back limit)"),
-    F(lb_batch, 0, 32, "onesweep: look-back words a tile reads per round trip (0: 1)"),
+    F(lb_batch, 0, 32, "onesweep: look-back words a tile reads per round trip (0: 1; work-group shapes)"),
     F(lb_batch_pairs, 0, 32, "lb_batch when values are carried (0: lb_batch; a spec that sets lb_batch alone sets this to 0)"),
     F(os_persist, 0, 64,
       "onesweep passes (work-group shapes): persistent work-groups per compute unit, each sorting tile after tile (0: a work-group per tile)"),
@@ -287,7 +288,7 @@ static const field fields[] = {
     F(big_items, 0, 1u << 20,
       "their keys per work-item (0: os_items; a spec that sets os_items alone sets this to 0)"),
     F(big_min_pairs, 0, 0x7fffffffu,
-      "onesweep sorts of keys up to 4 bytes with values from this n on take big_wg_pairs x big_items_pairs tiles (0: never)"),
+      "onesweep sorts of keys and values up to 4 bytes from this n on take big_wg_pairs x big_items_pairs tiles (0: never)"),
     F(big_wg_pairs, 0, 1024,
       "the work-group size of those sorts (0: os_wg_pairs; a spec that sets os_wg or os_wg_pairs alone sets this to 0)"),
     F(big_items_pairs, 0, 1u << 20,
@@ -556,10 +557,6 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
                  "cl_wg=1)", t->radix_bits);
         return CLSORT_ERROR_INVALID_TUNING;
     }
-    if (t->os_rank == CLSORT_RANK_LOCAL && (uint64_t)t->os_wg * t->os_items > 65536) {
-        snprintf(err, errsize, "os_rank=local needs os_wg * os_items <= 65536");
-        return CLSORT_ERROR_INVALID_TUNING;
-    }
     if (t->cl_wg > 1 && (uint64_t)t->cl_wg * t->cl_items > 65536) {
         snprintf(err, errsize, "cl_wg * cl_items must be at most 65536");
         return CLSORT_ERROR_INVALID_TUNING;
@@ -572,9 +569,9 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
     const unsigned ranks[2] = {t->os_rank, rank_pairs};
     const char *const tile_names[2] = {"os_items", "os_items_pairs"};
     for (int i = 0; i < 2; i++) {
-        if (ranks[i] >= CLSORT_RANK_MATCH && tiles[i] > 65536) {
-            snprintf(err, errsize, "os_rank%s=%s needs os_wg * %s <= 65536 (16-bit ranks)",
-                     i ? "_pairs" : "", rank_names[ranks[i]], tile_names[i]);
+        if ((ranks[i] >= CLSORT_RANK_MATCH || ranks[i] == CLSORT_RANK_LOCAL) && tiles[i] > 65536) {
+            snprintf(err, errsize, "os_rank%s=%s needs os_wg%s * %s <= 65536 (16-bit ranks)",
+                     i ? "_pairs" : "", rank_names[ranks[i]], i ? "_pairs" : "", tile_names[i]);
             return CLSORT_ERROR_INVALID_TUNING;
         }
         if (tiles[i] > (1u << 28)) {

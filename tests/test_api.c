@@ -375,11 +375,14 @@ void test_tuning_spec(void)
     CHECK(strstr(after, "os_wg_wide=0") && strstr(after, "os_items_wide=0"),
           "8-byte keys follow os_wg and os_items: %s", after);
     /* the large keys' shape is checked as the main one, and named */
-    CHECK(clsort_context_set_tuning(ctx, "big_min=5000,big_wg=100000") ==
+    /* (values the keys accept, which only the shape's check refuses: a
+     * local-ranked tile of 64 x 1025 keys; the error names the shape, which
+     * the spec it echoes does not) */
+    CHECK(clsort_context_set_tuning(ctx, "big_min=5000,big_items=1025") ==
               CLSORT_ERROR_INVALID_TUNING,
-          "big_wg above the device limit");
-    CHECK(strstr(clsort_context_last_error(ctx), "big_wg=100000"), "message names big_wg: %s",
-          clsort_context_last_error(ctx));
+          "big tile above 65536 keys");
+    CHECK(strstr(clsort_context_last_error(ctx), "(keys alone from big_min=5000)"),
+          "message names the large keys' shape: %s", clsort_context_last_error(ctx));
     /* setting os_wg alone resets os_wg_wide and big_wg, os_items alone
      * os_items_wide and big_items (big_min stays) */
     CHECK(clsort_context_set_tuning(ctx, "os_wg_wide=32,os_items_wide=8,big_min=5000,big_wg=96,"
@@ -399,11 +402,13 @@ void test_tuning_spec(void)
           after);
     /* the large pairs' shape: checked and named; os_wg or os_wg_pairs
      * alone resets big_wg_pairs, os_items_pairs alone big_items_pairs */
-    CHECK(clsort_context_set_tuning(ctx, "big_min_pairs=5000,big_wg_pairs=100000") ==
+    CHECK(clsort_context_set_tuning(ctx, "big_min_pairs=5000,big_items_pairs=1025") ==
               CLSORT_ERROR_INVALID_TUNING,
-          "big_wg_pairs above the device limit");
-    CHECK(strstr(clsort_context_last_error(ctx), "big_wg_pairs=100000"),
-          "message names big_wg_pairs: %s", clsort_context_last_error(ctx));
+          "big pairs tile above 65536 keys");
+    CHECK(strstr(clsort_context_last_error(ctx), "(pairs from big_min_pairs=5000)"),
+          "message names the large pairs' shape: %s", clsort_context_last_error(ctx));
+    CHECK(clsort_context_set_tuning(ctx, "os_items_pairs=1025") == CLSORT_ERROR_INVALID_TUNING,
+          "pairs tile above 65536 keys");
     CHECK(clsort_context_set_tuning(ctx, "big_min_pairs=5000,big_wg_pairs=96,big_items_pairs=6") ==
               CLSORT_SUCCESS,
           "big pairs: %s", clsort_context_last_error(ctx));
