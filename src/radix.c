@@ -175,16 +175,17 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
             s->os_wg = t->os_wg_wide ? t->os_wg_wide : s->os_wg;
             items = t->os_items_wide ? t->os_items_wide : items;
         }
-        /* Large sorts of keys up to 4 bytes, alone or with values: a larger
-         * tile, where there are tiles enough to fill the device (big_min,
-         * big_min_pairs). */
+        /* Large sorts of keys up to 4 bytes, alone or with values up to 4
+         * bytes: a larger tile, where there are tiles enough to fill the
+         * device (big_min, big_min_pairs; 8-byte values keep their shape,
+         * whose local memory is another). */
         if (!segments && !s->val_bytes && s->key_bytes <= 4 && t->big_min &&
             job->n >= t->big_min) {
             s->os_wg = t->big_wg ? t->big_wg : s->os_wg;
             items = t->big_items ? t->big_items : items;
         }
-        if (!segments && s->val_bytes && s->key_bytes <= 4 && t->big_min_pairs &&
-            job->n >= t->big_min_pairs) {
+        if (!segments && s->val_bytes && s->val_bytes <= 4 && s->key_bytes <= 4 &&
+            t->big_min_pairs && job->n >= t->big_min_pairs) {
             s->os_wg = t->big_wg_pairs ? t->big_wg_pairs : s->os_wg;
             items = t->big_items_pairs ? t->big_items_pairs : items;
         }
