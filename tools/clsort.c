@@ -318,9 +318,10 @@ static void spec_value(const char *spec, const char *key, char *out, size_t size
 /* The default candidates for `clsort tune`: a grid over the kernel shapes
  * that matter on the device's kind. On NVIDIA each grid varies only the
  * fields the tuned case uses (keys of 4 bytes, pairs, keys of 8 bytes), and
- * a grid over the keys' shape names the pairs' ranking and the 8-byte shape
- * as they are (`current`), which setting os_rank, os_wg and os_items would
- * otherwise reset: a saved winner keeps what the other cases were tuned to. */
+ * a grid over the keys' shape names the pairs' ranking and work-groups
+ * (os_wg_pairs, big_wg_pairs) and the 8-byte shape as they are (`current`),
+ * which setting os_rank, os_wg and os_items would otherwise reset: a saved
+ * winner keeps what the other cases were tuned to. */
 static size_t default_candidates(const clsort_device_info *d, const bench_case *bc,
                                  const char *current, char specs[][256], size_t cap)
 {
@@ -348,18 +349,22 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
                     snprintf(specs[k++], 256, "os_rank_pairs=%s,os_wg_pairs=%s,os_items_pairs=%u",
                              ranks[r], wp[0] ? wp : "0", items[i]);
         } else {
-            char rp[32], ww[32], iw[32];
+            char rp[32], ww[32], iw[32], wp[32], bp[32];
             spec_value(current, "os_rank_pairs", rp, sizeof rp);
             spec_value(current, "os_wg_wide", ww, sizeof ww);
             spec_value(current, "os_items_wide", iw, sizeof iw);
+            spec_value(current, "os_wg_pairs", wp, sizeof wp);
+            spec_value(current, "big_wg_pairs", bp, sizeof bp);
             for (int r = 0; r < 3; r++)
                 for (int w = 0; w < 3; w++)
                     for (int i = 0; i < 6 && k < cap; i++)
                         snprintf(specs[k++], 256,
                                  "algorithm=onesweep,os_rank=%s,os_wg=%u,os_items=%u,"
-                                 "os_rank_pairs=%s,os_wg_wide=%s,os_items_wide=%s",
+                                 "os_rank_pairs=%.15s,os_wg_wide=%.15s,os_items_wide=%.15s,"
+                                 "os_wg_pairs=%.15s,big_wg_pairs=%.15s",
                                  ranks[r], wgs[w], items[i], rp[0] ? rp : "same",
-                                 ww[0] ? ww : "0", iw[0] ? iw : "0");
+                                 ww[0] ? ww : "0", iw[0] ? iw : "0", wp[0] ? wp : "0",
+                                 bp[0] ? bp : "0");
         }
     } else if (d->is_gpu) {
         static const unsigned wgs[] = {128, 256};
