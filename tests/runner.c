@@ -74,10 +74,10 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         /* the seeds' strategy, CPU shape and GPU shape */
         "algorithm=classic,cl_wg=1,hist_wg=1,plan_wg=64",
         "algorithm=classic,cl_wg=64,cl_items=4,cl_groups=2,hist_wg=64,plan_wg=64",
-        /* onesweep, CPU shape with small tiles (many look-backs, 3 words
-         * a round, pairs 2) and the portable GPU shape (5 words a round) */
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
-        "lb_batch=3,lb_batch_pairs=2",
+        /* onesweep, CPU shape with small tiles (many look-backs, each over
+         * every digit of a tile at once) and the portable GPU shape (5 words
+         * a round) */
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
         "os_wg_wide=32,os_items_wide=8,small_items=2,small_items_max=100000,lb_batch=5,"
         "big_min=300000,big_wg=32,big_items=12,big_min_pairs=100000,big_wg_pairs=32,big_items_pairs=6",

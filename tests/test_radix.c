@@ -242,14 +242,15 @@ void test_radix_lookback_fallback(void)
     /* The CPU shape's look-back counts a tile before it that has not
      * published its counts (a thread held back by the system) from its
      * keys. Built with CLSORT_LB_FALLBACK_ALL, every tile counts every tile
-     * before it that way instead of reading their words: LSD and MSD order,
-     * several portions, every pass in one launch, keys, pairs and argsort,
-     * several widths, u64. */
+     * before it that way instead of reading their words; built with
+     * CLSORT_LB_SPIN=0, a tile counts a predecessor as soon as one of its
+     * words is found empty, and reads the others' words (published counts
+     * and prefixes mixed with counted ones, as often as the threads' timing
+     * gives). LSD and MSD order, several portions, every pass in one launch,
+     * keys, pairs and argsort, several widths, u64. */
     const char *old = getenv("CLSORT_BUILD_OPTIONS");
     char *saved = old ? strdup(old) : NULL;
-    char opts[512];
-    snprintf(opts, sizeof opts, "%s%s-DCLSORT_LB_FALLBACK_ALL=1", old ? old : "", old ? " " : "");
-    setenv("CLSORT_BUILD_OPTIONS", opts, 1);
+    static const char *const builds[] = {"-DCLSORT_LB_FALLBACK_ALL=1", "-DCLSORT_LB_SPIN=0"};
     const char *specs[] = {
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64",
@@ -259,28 +260,36 @@ void test_radix_lookback_fallback(void)
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
         "fused_max=2147483647,chain_max=2147483647",
     };
-    /* every tile counts all the tiles before it: sizes of a few dozen
+    /* every tile may count all the tiles before it: sizes of a few dozen
      * tiles (one work-item counts them, slow on a GPU) */
     static const size_t sizes[] = {1, 999, 1000, 1001, 7919, 30011};
     static const unsigned widths[] = {0, 4, 11};
-    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
-        clsort_context *ctx = test_context(specs[si]);
-        if (!ctx)
-            break;
-        bool ok = true;
-        for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++) {
-            sort_case c = make(CLSORT_U32, i % 2 ? DATA_FEW_UNIQUE : DATA_UNIFORM, sizes[i],
-                               i % 3 == 0 ? CHECK_KEYS : (i % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
-            c.opt.radix_bits = widths[i % 3];
-            c.opt.descending = i % 2;
-            ok = sort_and_check(ctx, &c, specs[si]);
+    bool ok = true;
+    for (size_t b = 0; ok && b < sizeof builds / sizeof builds[0]; b++) {
+        char opts[512];
+        snprintf(opts, sizeof opts, "%s%s%s", old ? old : "", old ? " " : "", builds[b]);
+        setenv("CLSORT_BUILD_OPTIONS", opts, 1);
+        for (size_t si = 0; ok && si < sizeof specs / sizeof specs[0]; si++) {
+            clsort_context *ctx = test_context(specs[si]);
+            if (!ctx)
+                break;
+            char what[640];
+            snprintf(what, sizeof what, "%s, built with %s", specs[si], builds[b]);
+            for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++) {
+                sort_case c = make(CLSORT_U32, i % 2 ? DATA_FEW_UNIQUE : DATA_UNIFORM, sizes[i],
+                                   i % 3 == 0 ? CHECK_KEYS
+                                              : (i % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
+                c.opt.radix_bits = widths[i % 3];
+                c.opt.descending = i % 2;
+                ok = sort_and_check(ctx, &c, what);
+            }
+            if (ok) {
+                sort_case c = make(CLSORT_U64, DATA_UNIFORM, 20011, CHECK_PAIRS);
+                c.value_size = 8;
+                ok = sort_and_check(ctx, &c, what);
+            }
+            clsort_context_release(ctx);
         }
-        if (ok) {
-            sort_case c = make(CLSORT_U64, DATA_UNIFORM, 20011, CHECK_PAIRS);
-            c.value_size = 8;
-            sort_and_check(ctx, &c, specs[si]);
-        }
-        clsort_context_release(ctx);
     }
     if (saved)
         setenv("CLSORT_BUILD_OPTIONS", saved, 1);
