@@ -156,14 +156,20 @@ stage_cpuratio() {
     local peer=${RATIO_PEER:-ips4o} pairs="" r
     log "CPU ratios: clsort and $peer alternating, ${RATIO_ROUNDS:-5} rounds ($CPU_SIZES)"
     for r in $(seq 1 "${RATIO_ROUNDS:-5}"); do
-        ./$BUILD/clsort bench --device cpu --cases u32,u32+4 --sizes "$CPU_SIZES" --no-qsort \
-            --min-reps 5 --seed $SEED --json "$OUT/ratio_clsort_$r.json" > /dev/null 2>&1 ||
-            echo "round $r: clsort bench failed"
-        ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls "$peer" --reps 5 \
-            --seed $SEED > "$OUT/ratio_peer_$r.jsonl" || echo "round $r: cpu_peers failed"
+        # a round counts only where both programs succeeded
+        if ! ./$BUILD/clsort bench --device cpu --cases u32,u32+4 --sizes "$CPU_SIZES" --no-qsort \
+            --min-reps 5 --seed $SEED --json "$OUT/ratio_clsort_$r.json" > "$OUT/ratio_clsort_$r.txt" 2>&1; then
+            echo "round $r: clsort bench failed (ratio_clsort_$r.txt)"
+            continue
+        fi
+        if ! ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls "$peer" --reps 5 \
+            --seed $SEED > "$OUT/ratio_peer_$r.jsonl" || [ ! -s "$OUT/ratio_peer_$r.jsonl" ]; then
+            echo "round $r: cpu_peers failed"
+            continue
+        fi
         pairs="$pairs $OUT/ratio_clsort_$r.json:$OUT/ratio_peer_$r.jsonl"
     done
-    python3 bench/compare.py --rounds $pairs --md "$OUT/cpuratio.md"
+    [ -n "$pairs" ] && python3 bench/compare.py --rounds $pairs --md "$OUT/cpuratio.md"
 }
 
 stage_scaling() {
