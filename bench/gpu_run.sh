@@ -12,7 +12,7 @@
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
 #        for cpuratio: RATIO_PEER (a cpu_peers implementation, default ips4o),
-#        RATIO_ROUNDS (default 5);
+#        RATIO_ROUNDS (default 5), RATIO_TUNING (a tuning spec for clsort);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
 #        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT ("opts:-DX=Y" in
 #        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning); for abrev also
@@ -158,7 +158,8 @@ stage_cpuratio() {
     for r in $(seq 1 "${RATIO_ROUNDS:-5}"); do
         # a round counts only where both programs succeeded
         if ! ./$BUILD/clsort bench --device cpu --cases u32,u32+4 --sizes "$CPU_SIZES" --no-qsort \
-            --min-reps 5 --seed $SEED --json "$OUT/ratio_clsort_$r.json" > "$OUT/ratio_clsort_$r.txt" 2>&1; then
+            --min-reps 5 --seed $SEED ${RATIO_TUNING:+--tuning "$RATIO_TUNING"} \
+            --json "$OUT/ratio_clsort_$r.json" > "$OUT/ratio_clsort_$r.txt" 2>&1; then
             echo "round $r: clsort bench failed (ratio_clsort_$r.txt)"
             continue
         fi
