@@ -999,6 +999,21 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                 h[DIGIT_OF(key, s0, m0, f0)]++;
                 h1[DIGIT_OF(key, s1, m1, f1)]++;
             }
+#if CLSORT_RADIX_BITS == 8
+        } else if (np == 3) { /* the three digits from one read (8-bit rows;
+                               * with wider digits the branch alone slowed
+                               * the np == 2 loop on PoCL 3.1) */
+            uint *h1 = h + rr, *h2 = h + 2 * rr;
+            const uint s0 = IN_SHIFT(0), m0 = IN_MASK(0), f0 = descending ? m0 : 0u;
+            const uint s1 = IN_SHIFT(1), m1 = IN_MASK(1), f1 = descending ? m1 : 0u;
+            const uint s2 = IN_SHIFT(2), m2 = IN_MASK(2), f2 = descending ? m2 : 0u;
+            for (ulong i = b0; i < b1; i++) {
+                const KEY_T key = ka[i];
+                h[DIGIT_OF(key, s0, m0, f0)]++;
+                h1[DIGIT_OF(key, s1, m1, f1)]++;
+                h2[DIGIT_OF(key, s2, m2, f2)]++;
+            }
+#endif
         } else {
             for (uint j = 0; j < np; j++) {
                 uint *hj = h + j * rr;
