@@ -179,15 +179,13 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
          * bytes: a larger tile, where there are tiles enough to fill the
          * device (big_min, big_min_pairs; 8-byte values keep their shape,
          * whose local memory is another). */
-        if (!segments && !s->val_bytes && s->key_bytes <= 4 && t->big_min &&
-            job->n >= t->big_min) {
-            s->os_wg = t->big_wg ? t->big_wg : s->os_wg;
-            items = t->big_items ? t->big_items : items;
-        }
-        if (!segments && s->val_bytes && s->val_bytes <= 4 && s->key_bytes <= 4 &&
-            t->big_min_pairs && job->n >= t->big_min_pairs) {
-            s->os_wg = t->big_wg_pairs ? t->big_wg_pairs : s->os_wg;
-            items = t->big_items_pairs ? t->big_items_pairs : items;
+        const bool pairs = s->val_bytes != 0;
+        const unsigned big_min = !pairs ? t->big_min : s->val_bytes <= 4 ? t->big_min_pairs : 0;
+        if (!segments && s->key_bytes <= 4 && big_min && job->n >= big_min) {
+            const unsigned bw = pairs ? t->big_wg_pairs : t->big_wg;
+            const unsigned bi = pairs ? t->big_items_pairs : t->big_items;
+            s->os_wg = bw ? bw : s->os_wg;
+            items = bi ? bi : items;
         }
         /* Small sorts: fewer keys per work-item, so more and shorter tiles
          * (a lone tile's ranking is a chain of steps per key). */

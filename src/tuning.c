@@ -79,9 +79,9 @@
  *                keys up to 4 bytes that carry values of up to 4 bytes (0:
  *                os_wg_pairs, os_items_pairs; a spec that sets os_wg or
  *                os_wg_pairs without big_wg_pairs sets it to 0,
- *                os_items_pairs without big_items_pairs likewise) (H100, u32 pairs 256M: 384 x 24
- *                8.808 ms against 8.991 for 512 x 16; 8M: 0.348 against
- *                0.349; 1M: 4% slower)
+ *                os_items_pairs without big_items_pairs likewise) (H100,
+ *                u32 pairs 256M: 384 x 24 8.808 ms against 8.991 for 512 x
+ *                16; 8M: 0.348 against 0.349; 1M: 4% slower)
  *   small_max    sorts of up to this many keys run as one bitonic work-group
  *   prologue_max radix sorts of up to this many keys count and plan in one
  *                work-group (one launch instead of three)

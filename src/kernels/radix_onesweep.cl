@@ -990,30 +990,34 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             any |= low;
             all &= low;
         }
+/* in-bucket digit j's shift, mask and flip (s<j>, m<j>, f<j>), and its
+ * count of `key` into h[j rr ...] */
+#define IN_DIGIT(j) const uint s##j = IN_SHIFT(j), m##j = IN_MASK(j), f##j = descending ? m##j : 0u
+#define IN_COUNT(j) h[(j) * rr + DIGIT_OF(key, s##j, m##j, f##j)]++
         if (np == 2) { /* both digits from one read of each key */
-            uint *h1 = h + rr;
-            const uint s0 = IN_SHIFT(0), m0 = IN_MASK(0), f0 = descending ? m0 : 0u;
-            const uint s1 = IN_SHIFT(1), m1 = IN_MASK(1), f1 = descending ? m1 : 0u;
+            IN_DIGIT(0);
+            IN_DIGIT(1);
             for (ulong i = b0; i < b1; i++) {
                 const KEY_T key = ka[i];
-                h[DIGIT_OF(key, s0, m0, f0)]++;
-                h1[DIGIT_OF(key, s1, m1, f1)]++;
+                IN_COUNT(0);
+                IN_COUNT(1);
             }
 #if CLSORT_RADIX_BITS == 8
         } else if (np == 3) { /* the three digits from one read (8-bit rows;
                                * with wider digits the branch alone slowed
                                * the np == 2 loop on PoCL 3.1) */
-            uint *h1 = h + rr, *h2 = h + 2 * rr;
-            const uint s0 = IN_SHIFT(0), m0 = IN_MASK(0), f0 = descending ? m0 : 0u;
-            const uint s1 = IN_SHIFT(1), m1 = IN_MASK(1), f1 = descending ? m1 : 0u;
-            const uint s2 = IN_SHIFT(2), m2 = IN_MASK(2), f2 = descending ? m2 : 0u;
+            IN_DIGIT(0);
+            IN_DIGIT(1);
+            IN_DIGIT(2);
             for (ulong i = b0; i < b1; i++) {
                 const KEY_T key = ka[i];
-                h[DIGIT_OF(key, s0, m0, f0)]++;
-                h1[DIGIT_OF(key, s1, m1, f1)]++;
-                h2[DIGIT_OF(key, s2, m2, f2)]++;
+                IN_COUNT(0);
+                IN_COUNT(1);
+                IN_COUNT(2);
             }
 #endif
+#undef IN_COUNT
+#undef IN_DIGIT
         } else {
             for (uint j = 0; j < np; j++) {
                 uint *hj = h + j * rr;
