@@ -269,7 +269,7 @@ ab_rounds() {
             case $t in
                 old) bin=./build-old/clsort ;;
                 tuned) ;;
-                opts:*) opts=${t#opts:} ;;
+                opts:*) opts=${t#opts:}; opts=${opts//+/ } ;; # + between options
                 *) spec=$t ;;
             esac
             CLSORT_BUILD_OPTIONS=$opts timeout "${AB_TIMEOUT:-120}" stdbuf -oL $bin bench \

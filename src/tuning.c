@@ -46,9 +46,9 @@
  *                n / (4 compute units) keys, else the plain passes run
  *   bucket_local the CPU shape in MSD order: a bucket of keys (and values)
  *                that fits this many bytes of local memory (at most 3/4 of
- *                the device's) passes A -> local -> A ... -> U, in a buffer
- *                of the worker thread that stays in cache, instead of
- *                through temp B (0: always B). Xeon-2, 8M: pairs 52.3-53.3
+ *                the device's) passes through local memory (A -> U ->
+ *                local -> U), a buffer of the worker thread that stays in
+ *                cache, instead of through temp B (0: always B). Xeon-2, 8M: pairs 52.3-53.3
  *                ms against 55.2-58.5, u32 and u64 within noise
  *   large_bits, large_min  from n = large_min on, digits of large_bits
  *                instead of radix_bits where that means fewer passes

@@ -342,7 +342,7 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * and measured no faster) and no digit of the top active pass has more than
  * msd_max keys:
  * that pass runs first (U -> A) and every bucket of its digit is then sorted
- * by the bits below on its own (clsort_radix_buckets: A -> B -> A ... -> U),
+ * by the bits below on its own (clsort_radix_buckets: A -> U/B ... -> U),
  * so that those passes stay in cache.
  *
  * phase 0 plans from the counts of every pass. MSD order spares the upfront
@@ -449,7 +449,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             /* phase 2 decides, with every pass counted */
         } else if (most <= msd_max) {
             /* MSD order: U -> A by the top digit; clsort_radix_buckets then
-             * sorts each bucket by all the bits below it (A -> B ... -> U),
+             * sorts each bucket by all the bits below it (A -> B/U ... -> U),
              * with digits of its own and skipping what is constant inside
              * the bucket, so the passes below are only marked. */
             for (uint p = 0; p < passes; p++) {

@@ -943,7 +943,8 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
  * bucket by the bits below that digit, alone and in LSD order: one read
  * counts all its digits (and which bits vary inside the bucket, so that a
  * digit that is the same for all its keys is skipped), then each pass moves
- * the bucket A -> B -> A ..., the last into the caller's buffer. A bucket of
+ * the bucket between U and B (or local memory), never into A, the last
+ * into the caller's buffer. A bucket of
  * n / RADIX keys stays in cache through its passes, where an LSD pass over
  * the whole input writes to RADIX places in memory. Launched with RADIX
  * work-groups of one work-item, each taking one bucket; does nothing when
@@ -1041,11 +1042,13 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         }
         return;
     }
-    /* A bucket that fits the work-item's local memory (CLSORT_IN_LOCAL
-     * keys, the host's choice: a buffer of the worker thread that stays in
-     * cache from bucket to bucket) passes A -> L -> A ... -> U: no temp B,
-     * whose lines a pass would read from memory and write back later. Else
-     * A -> B -> A ... -> U. pos[] holds positions relative to lo. */
+    /* The passes never write A: the bucket's lines there are read once and
+     * left clean, so that no pass writes them back to memory. The passes
+     * alternate between U and X, the last into U (k odd: A -> U -> X -> U;
+     * k even: A -> X -> U -> X -> U), X being the work-item's local memory
+     * for a bucket that fits it (CLSORT_IN_LOCAL keys, the host's choice: a
+     * buffer of the worker thread that stays in cache from bucket to
+     * bucket), else temp B. pos[] holds positions relative to lo. */
 #if CLSORT_IN_LOCAL
     local KEY_T lk[CLSORT_IN_LOCAL];
 #if HAVE_VALUES
@@ -1064,12 +1067,13 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             pos[e] = run;
             run += h[j * rr + e];
         }
-        const bool src_local = in_local && !(a & 1), dst_local = in_local && (a & 1) && a < k;
-        global KEY_T *gsrc = in_local ? ka : ((a & 1) ? ka : kb);
-        global KEY_T *gdst = a == k ? ku : in_local ? ka : ((a & 1) ? kb : ka);
+        const bool to_u = ((k - a) & 1u) == 0; /* else to X; from A, or from the other */
+        const bool dst_local = in_local && !to_u, src_local = in_local && a > 1 && to_u;
+        global KEY_T *gsrc = a == 1 ? ka : (to_u ? kb : ku);
+        global KEY_T *gdst = to_u ? ku : kb;
 #if HAVE_VALUES
-        global VAL_T *gvsrc = in_local ? va : ((a & 1) ? va : vb);
-        global VAL_T *gvdst = a == k ? vu : in_local ? va : ((a & 1) ? vb : va);
+        global VAL_T *gvsrc = a == 1 ? va : (to_u ? vb : vu);
+        global VAL_T *gvdst = to_u ? vu : vb;
 #endif
         gsrc += lo;
         gdst += lo;
@@ -1077,7 +1081,8 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         gvsrc += lo;
         gvdst += lo;
 #endif
-        if (!dst_local) { /* the destination's lines first (clsort_touch) */
+        if (!dst_local && a <= 2) { /* the destination's lines first, when
+                                     * first written (clsort_touch) */
             uchar sink = clsort_touch(gdst, (ulong)(hi - lo) * sizeof(KEY_T));
 #if HAVE_VALUES
             sink ^= clsort_touch(gvdst, (ulong)(hi - lo) * sizeof(VAL_T));
