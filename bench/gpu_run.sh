@@ -262,6 +262,7 @@ stage_compare() {
 # (this build with CLSORT_BUILD_OPTIONS instead of the environment's) or a
 # tuning spec.
 ab_rounds() {
+    wait_builds # the background compiles of stage_build would slow the first rounds
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do
         for t in "$@"; do
             echo "--- round $r: $t"
