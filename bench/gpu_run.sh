@@ -255,16 +255,21 @@ stage_compare() {
         --title "clsort (OpenCL) vs CUB, $(head -2 "$OUT/nvidia-smi.txt" | tail -1 | cut -d, -f1)"
 }
 
-# The A/B rounds of stage_ab and stage_abrev: each variant in turn, round by
-# round, one process each, on the same inputs, with the per-kernel profile;
+# The A/B rounds of stage_ab and stage_abrev: each variant in turn (in
+# reverse order every second round), round by round, one process each, on the same inputs, with the per-kernel profile;
 # line-buffered so that a timeout keeps what was printed. A variant is
 # "old" (build-old's clsort), "tuned" (this build as it is), "opts:-DX=Y"
 # (this build with CLSORT_BUILD_OPTIONS instead of the environment's) or a
 # tuning spec.
 ab_rounds() {
     wait_builds # the background compiles of stage_build would slow the first rounds
+    local order
     for r in $(seq 1 "${AB_ROUNDS:-2}"); do
-        for t in "$@"; do
+        # the variants in turn, in reverse order every second round, so
+        # that a drift within a round does not favour one of them
+        order="$*"
+        [ $((r % 2)) = 0 ] && order=$(printf '%s\n' "$@" | tac | tr '\n' ' ')
+        for t in $order; do
             echo "--- round $r: $t"
             local bin=./$BUILD/clsort opts=${CLSORT_BUILD_OPTIONS:-} spec=""
             case $t in
