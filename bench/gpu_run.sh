@@ -148,25 +148,33 @@ stage_peers() {
 
 stage_cpuratio() {
     # clsort (PoCL) and one CPU peer (RATIO_PEER, default ips4o on every
-    # thread) alternating round by round on the same inputs: each round's
+    # thread) alternating round by round on the same inputs (which runs
+    # first alternating too): each round's
     # ratio and their median (bench/compare.py --rounds), on a host whose
     # speed drifts between minutes
     wait_builds
     [ -x $BUILD/cpu_peers ] || { echo "no cpu_peers (libips4o-dev, libhwy-dev missing)"; return; }
     local peer=${RATIO_PEER:-ips4o} pairs="" r
     log "CPU ratios: clsort and $peer alternating, ${RATIO_ROUNDS:-5} rounds ($CPU_SIZES)"
-    for r in $(seq 1 "${RATIO_ROUNDS:-5}"); do
-        # a round counts only where both programs succeeded
-        if ! ./$BUILD/clsort bench --device cpu --cases u32,u32+4 --sizes "$CPU_SIZES" --no-qsort \
+    ratio_clsort() {
+        ./$BUILD/clsort bench --device cpu --cases u32,u32+4 --sizes "$CPU_SIZES" --no-qsort \
             --min-reps 5 --seed $SEED ${RATIO_TUNING:+--tuning "$RATIO_TUNING"} \
-            --json "$OUT/ratio_clsort_$r.json" > "$OUT/ratio_clsort_$r.txt" 2>&1; then
-            echo "round $r: clsort bench failed (ratio_clsort_$r.txt)"
-            continue
-        fi
-        if ! ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls "$peer" --reps 5 \
-            --seed $SEED > "$OUT/ratio_peer_$r.jsonl" || [ ! -s "$OUT/ratio_peer_$r.jsonl" ]; then
-            echo "round $r: cpu_peers failed"
-            continue
+            --json "$OUT/ratio_clsort_$1.json" > "$OUT/ratio_clsort_$1.txt" 2>&1 ||
+            { echo "round $1: clsort bench failed (ratio_clsort_$1.txt)"; return 1; }
+    }
+    ratio_peer() {
+        { ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --impls "$peer" --reps 5 \
+            --seed $SEED > "$OUT/ratio_peer_$1.jsonl" && [ -s "$OUT/ratio_peer_$1.jsonl" ]; } ||
+            { echo "round $1: cpu_peers failed"; return 1; }
+    }
+    for r in $(seq 1 "${RATIO_ROUNDS:-5}"); do
+        # clsort first in odd rounds, the peer first in even ones (a drift
+        # within a round favours neither); a round counts only where both
+        # programs succeeded
+        if [ $((r % 2)) = 1 ]; then
+            ratio_clsort $r && ratio_peer $r || continue
+        else
+            ratio_peer $r && ratio_clsort $r || continue
         fi
         pairs="$pairs $OUT/ratio_clsort_$r.json:$OUT/ratio_peer_$r.jsonl"
     done
