@@ -15,7 +15,8 @@
 #        RATIO_ROUNDS (default 5), RATIO_TUNING (a tuning spec for clsort);
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
 #        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT ("opts:-DX=Y" in
-#        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning); for abrev also
+#        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning, several joined
+#        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+"); for abrev also
 #        AB_OLD_DIR (another revision's tree); for trace:
 #        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
 #        TRACE_DIRS (kernel source directories, default src/kernels)
