@@ -26,6 +26,7 @@ import argparse
 import json
 import math
 import sys
+from statistics import median
 
 
 def load_rows(path):
@@ -204,12 +205,6 @@ def cpu_table(a, ours, peers):
             ax.plot([q[0] for q in pts], [q[1] / 1e3 for q in pts], "o-", label=f"clsort {case}")
         plot_peers(ax, peers)
         save_rate_plot(fig, ax, a)
-
-
-def median(xs):
-    xs = sorted(xs)
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
 def rounds(a):

@@ -241,6 +241,15 @@ inline uchar clsort_touch(const global void *p, ulong bytes)
  * hold up every tile after it. pend[] (the digits still walking) and c[]
  * (a counted tile's digits) are the caller's scratch. With
  * CLSORT_LB_FALLBACK_ALL (tests) every tile before is counted. */
+/* h[d]: how many keys of src[t0, t1) have digit d (one work-item) */
+inline void clsort_count_serial(const global KEY_T *src, uint t0, uint t1, uint shift, uint mask,
+                                uint flip, uint *h)
+{
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    for (uint t = t0; t < t1; t++)
+        h[DIGIT_OF(src[t], shift, mask, flip)]++;
+}
 #ifndef CLSORT_LB_SPIN
 #define CLSORT_LB_SPIN (OS_TILE / 16 + 1)
 #endif
@@ -269,11 +278,9 @@ inline void clsort_lookback_serial(global uint *lb, uint tile, const global KEY_
 #endif
             if ((w & LB_FLAGS) == LB_EMPTY) {
                 if (!counted) { /* tile j, counted here */
-                    for (uint e = 0; e < RADIX; e++)
-                        c[e] = 0;
-                    const uint end = min(j * (uint)OS_TILE + (uint)OS_TILE, len);
-                    for (uint t = j * (uint)OS_TILE; t < end; t++)
-                        c[DIGIT_OF(src[t], shift, mask, flip)]++;
+                    clsort_count_serial(src, j * (uint)OS_TILE,
+                                        min(j * (uint)OS_TILE + (uint)OS_TILE, len), shift, mask,
+                                        flip, c);
                     counted = true;
                 }
                 ex[d] += c[d];
@@ -314,10 +321,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint cnt = min((uint)OS_TILE, len - t0);
     uint h[RADIX];
     idx_t at[RADIX]; /* digit starts in the stage, then the runs' destinations */
-    for (uint d = 0; d < RADIX; d++)
-        h[d] = 0;
-    for (uint i = 0; i < cnt; i++)
-        h[DIGIT_OF(src[t0 + i], shift, mask, flip)]++;
+    clsort_count_serial(src, t0, t0 + cnt, shift, mask, flip, h);
     if (lb)
         for (uint d = 0; d < RADIX; d++)
             clsort_publish_aggregate(lb, tile, d, h[d]);
