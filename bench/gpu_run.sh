@@ -19,7 +19,8 @@
 #        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+"); for abrev also
 #        AB_OLD_DIR (another revision's tree); for trace:
 #        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
-#        TRACE_DIRS (kernel source directories, default src/kernels)
+#        TRACE_DIRS (kernel source directories, default src/kernels);
+#        BUILD_PEERS=0 builds clsort alone (no CUB, no CPU peers)
 # The device tool brings back at most 8 files: end with the pack stage,
 # which leaves results.tar.gz (everything) and the few files most read.
 set -u
@@ -65,6 +66,10 @@ stage_setup() {
     clinfo -l 2>&1 | tee "$OUT/clinfo.txt"
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu \
         --format=csv 2>&1 | tee "$OUT/nvidia-smi.txt"
+    # the CPU as this boot gives it (the 16-core Xeon's speed has varied by boot)
+    { lscpu; lscpu -e; cat /sys/kernel/mm/transparent_hugepage/enabled; uptime; } \
+        > "$OUT/machine.txt" 2>&1
+    grep -E "^(Model name|Thread|Core|Socket|L2|L3|NUMA node\(s\))" "$OUT/machine.txt"
 }
 
 stage_build() {
@@ -72,6 +77,7 @@ stage_build() {
     { cmake -S . -B $BUILD -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=${BUILD_EXAMPLES:-ON} && cmake --build $BUILD -j"$(nproc)"; } \
         > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
     ./$BUILD/clsort info | tee "$OUT/info.txt"
+    [ "${BUILD_PEERS:-1}" = 1 ] || return 0 # BUILD_PEERS=0: clsort alone
     if [ -e /usr/include/ips4o.hpp ] && [ -e /usr/include/hwy/contrib/sort/vqsort.h ]; then
         # the CPU anchors (ips4o, vqsort, std::sort, qsort), in the background
         (g++ -O3 -march=native -std=c++17 -Iinclude bench/cpu/cpu_peers.cpp \
