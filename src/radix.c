@@ -337,8 +337,14 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
             size_t budget = ctx->facts.local_mem_bytes / 4 * 3;
             if (budget > ctx->tuning.bucket_local)
                 budget = ctx->tuning.bucket_local;
-            len += snprintf(opts + len, sizeof opts - (size_t)len, " -DCLSORT_IN_LOCAL=%zu",
-                            budget / (key->bytes + s->val_bytes));
+            /* and buckets from tuning bucket_split bytes split first
+             * (CLSORT_IN_SPLIT keys, 0: never) */
+            const size_t split = ctx->tuning.bucket_split;
+            len += snprintf(opts + len, sizeof opts - (size_t)len,
+                            " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu",
+                            budget / (key->bytes + s->val_bytes),
+                            split ? (split + key->bytes + s->val_bytes - 1) /
+                                        (key->bytes + s->val_bytes) : 0);
         }
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",

@@ -50,6 +50,16 @@
  *                local -> U), a buffer of the worker thread that stays in
  *                cache, instead of through temp B (0: always B). Xeon-2, 8M: pairs 52.3-53.3
  *                ms against 55.2-58.5, u32 and u64 within noise
+ *   bucket_split the CPU shape in MSD order: a bucket of three in-bucket
+ *                passes whose keys and values take at least this many bytes
+ *                is split by its top varying digit first (A -> U), and each
+ *                sub-bucket then takes the two lower digits while it stays
+ *                in L1 (0: never). PoCL rows 768 KiB: pairs at 32M (1 MiB
+ *                buckets, 2 MiB with their copy, a core's whole L2) split,
+ *                u32 keys at 32M (512 KiB) do not. Xeon-16, ten rounds
+ *                alternating: pairs 32M 67.3 -> 58.0 ms, faster in every
+ *                round, 64M 152 -> 121; u32 32M, split, 37.2 -> 39.7 (hence
+ *                the bytes), u32 64M 83.6 -> 82.6
  *   large_bits, large_min  from n = large_min on, digits of large_bits
  *                instead of radix_bits where that means fewer passes
  *                (large_min 0: never; above 8 bits only where the shape
@@ -144,7 +154,7 @@ typedef struct tuning_row {
      .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16,             \
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN), \
-     .bucket_local = 3u << 19}
+     .bucket_local = 3u << 19, .bucket_split = 3u << 18}
 static const tuning_row table[] = {
     {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs, persistent work-groups for 8-byte keys alone (H100, H200, measured)", 1,
      CLSORT_VENDOR_NVIDIA, NULL, 0,
@@ -272,6 +282,8 @@ static const field fields[] = {
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
     F(bucket_local, 0, 1u << 30,
       "CPU shape, MSD order: bytes of local memory a bucket's passes may use (0: none, temp B)"),
+    F(bucket_split, 0, 0x7fffffffu,
+      "CPU shape, MSD order: buckets of three passes from this many bytes split by their top digit first (0: never)"),
     F(large_bits, 0, 12,
       "digit width from n = large_min on, where it saves passes (above 8: CPU shapes; at most 32 bits sorted)"),
     F(large_min, 0, 0x7fffffffu, "use large_bits from this n on (0: never)"),

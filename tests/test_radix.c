@@ -359,6 +359,47 @@ void test_radix_portions(void)
     clsort_context_release(ctx);
 }
 
+void test_radix_bucket_split(void)
+{
+    /* The CPU shape in MSD order splits a bucket of three in-bucket passes
+     * from bucket_split bytes by its top varying digit first; each
+     * sub-bucket then takes the two lower digits through local memory or,
+     * with bucket_local=0, through temp B. Small bounds here, so that most
+     * buckets of these sizes split (300007 u32 keys: buckets of about 1170
+     * keys, 4.7 KB; pairs with 8-byte values 14 KB) and the smaller ones
+     * do not: keys, pairs of 4 and 8 bytes and argsort, both orders,
+     * signed and float keys, ranges that leave the top digit one value. */
+    const char *specs[] = {
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "radix_bits=8,large_min=0,bucket_split=2048",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "radix_bits=8,large_min=0,bucket_split=6000,bucket_local=0",
+    };
+    static const data_dist dists[] = {DATA_UNIFORM, DATA_FEW_UNIQUE, DATA_SORTED,
+                                      DATA_REVERSED, DATA_NARROW_16, DATA_SPECIALS};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32};
+    static const size_t sizes[] = {65537, 300007, 1000003};
+    for (size_t si = 0; si < sizeof specs / sizeof specs[0]; si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        bool ok = true;
+        for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++)
+            for (size_t d = 0; ok && d < sizeof dists / sizeof dists[0]; d++) {
+                const size_t v = i * 6 + d;
+                sort_case c = make(types[v % 3], dists[d], sizes[i],
+                                   v % 4 == 0 ? CHECK_KEYS
+                                              : (v % 4 == 3 ? CHECK_ARGSORT : CHECK_PAIRS));
+                c.value_size = v % 4 == 2 ? 8 : 4;
+                c.opt.descending = (v / 2) % 2;
+                ok = sort_and_check(ctx, &c, specs[si]);
+            }
+        clsort_context_release(ctx);
+        if (!ok)
+            return;
+    }
+}
+
 void test_radix_persistent(void)
 {
     /* Persistent onesweep work-groups (os_persist): fewer work-groups than

@@ -941,6 +941,12 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
  * to pay for RADIX counters per pass. */
 #define IN_MIN_BITS (CLSORT_RADIX_BITS > 8 ? 8 : CLSORT_RADIX_BITS)
 #define IN_MAX_PASSES ((KEY_BITS + IN_MIN_BITS - 1) / IN_MIN_BITS)
+/* buckets of three passes and at least this many keys split first (the
+ * host's, from tuning bucket_split bytes; 0: never; see
+ * clsort_radix_buckets) */
+#ifndef CLSORT_IN_SPLIT
+#define CLSORT_IN_SPLIT 0
+#endif
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
@@ -1063,6 +1069,109 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     const bool in_local = false;
 #endif
     idx_t pos[RADIX];
+#if CLSORT_IN_SPLIT
+    /* A large bucket of three passes (32-bit keys in 8-bit rows): one pass
+     * by its top varying digit, A -> U, splits it into sub-buckets, which
+     * then take the two lower digits one after the other, U -> X -> U,
+     * while they stay in L1 (pairs at 32M: a sub-bucket of 512 keys, 4 KB,
+     * and its copy in X), where the bucket's own passes scatter over its
+     * whole range, which with its copy fills a core's L2 (2 MiB). It costs
+     * each sub-bucket two counts and prefix sums, which lose where the
+     * bucket fits L2 (u32 keys at 32M); hence the host's bound in bytes.
+     * Stable: each step moves the keys in order. */
+    if (k == 3 && (ulong)(hi - lo) >= CLSORT_IN_SPLIT && (ulong)(hi - lo) <= 0xffffffffu) {
+        const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];
+        const uint st = IN_SHIFT(jt), mt = IN_MASK(jt), ft = descending ? mt : 0u;
+        const uint s0 = IN_SHIFT(j0), m0 = IN_MASK(j0), f0 = descending ? m0 : 0u;
+        const uint s1 = IN_SHIFT(j1), m1 = IN_MASK(j1), f1 = descending ? m1 : 0u;
+        idx_t run = 0;
+        for (uint e = 0; e <= mt; e++) {
+            pos[e] = run;
+            run += h[jt * rr + e];
+        }
+        global KEY_T *uk = ku + lo, *bk = kb + lo;
+        const global KEY_T *ak = ka + lo;
+#if HAVE_VALUES
+        global VAL_T *uv = vu + lo, *bv = vb + lo;
+        const global VAL_T *av = va + lo;
+#endif
+        { /* the destination's lines first (clsort_touch) */
+            uchar sink = clsort_touch(uk, (ulong)(hi - lo) * sizeof(KEY_T));
+#if HAVE_VALUES
+            sink ^= clsort_touch(uv, (ulong)(hi - lo) * sizeof(VAL_T));
+#endif
+            if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
+                uk[0] = sink;
+        }
+#if HAVE_VALUES
+#define SPLIT_MOVE_VALUE(S, D) D[p] = S[i];
+#else
+#define SPLIT_MOVE_VALUE(S, D)
+#endif
+        /* sk[0, m) -> dk by the digit (sh, ma, fl), at positions c[] */
+#define SPLIT_SCATTER(SK, DK, SV, DV, M, C, SH, MA, FL)                                          \
+        for (idx_t i = 0; i < (M); i++) {                                                        \
+            const KEY_T key = SK[i];                                                             \
+            const idx_t p = C[DIGIT_OF(key, SH, MA, FL)]++;                                      \
+            DK[p] = key;                                                                         \
+            SPLIT_MOVE_VALUE(SV, DV)                                                             \
+        }
+        SPLIT_SCATTER(ak, uk, av, uv, hi - lo, pos, st, mt, ft)
+        uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket (under 2^32 keys) */
+        idx_t start = 0;
+        for (uint e = 0; e <= mt; e++) {
+            const idx_t m2 = h[jt * rr + e];
+            if (m2 > 1) {
+                for (uint d = 0; d <= m0; d++)
+                    c0[d] = 0;
+                for (uint d = 0; d <= m1; d++)
+                    c1[d] = 0;
+                global KEY_T *sk = uk + start;
+#if HAVE_VALUES
+                global VAL_T *sv = uv + start;
+#endif
+                for (idx_t i = 0; i < m2; i++) {
+                    const KEY_T key = sk[i];
+                    c0[DIGIT_OF(key, s0, m0, f0)]++;
+                    c1[DIGIT_OF(key, s1, m1, f1)]++;
+                }
+                uint r0 = 0, r1 = 0;
+                for (uint d = 0; d <= m0; d++) {
+                    const uint t = c0[d];
+                    c0[d] = r0;
+                    r0 += t;
+                }
+                for (uint d = 0; d <= m1; d++) {
+                    const uint t = c1[d];
+                    c1[d] = r1;
+                    r1 += t;
+                }
+#if CLSORT_IN_LOCAL
+                if (in_local) {
+                    local KEY_T *xk = lk + start;
+#if HAVE_VALUES
+                    local VAL_T *xv = lv + start;
+#endif
+                    SPLIT_SCATTER(sk, xk, sv, xv, m2, c0, s0, m0, f0)
+                    SPLIT_SCATTER(xk, sk, xv, sv, m2, c1, s1, m1, f1)
+                } else
+#endif
+                {
+                    global KEY_T *xk = bk + start;
+#if HAVE_VALUES
+                    global VAL_T *xv = bv + start;
+#endif
+                    SPLIT_SCATTER(sk, xk, sv, xv, m2, c0, s0, m0, f0)
+                    SPLIT_SCATTER(xk, sk, xv, sv, m2, c1, s1, m1, f1)
+                }
+            }
+            start += m2;
+        }
+#undef SPLIT_SCATTER
+#undef SPLIT_MOVE_VALUE
+        return;
+    }
+#endif
     for (uint a = 1; a <= k; a++) {
         const uint j = pass_of[a - 1];
         const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
