@@ -82,6 +82,8 @@ typedef struct clsort_tuning {
     unsigned bucket_local; /* CPU shape, MSD order: bytes of local memory for a bucket's passes */
     unsigned bucket_split; /* CPU shape, MSD order: buckets of three passes from this many bytes
                               split by their top digit first (0: never) */
+    unsigned nt_min; /* CPU shape on x86-64: sorts from this many bytes write whole lines by
+                        streaming stores (0: never) */
     unsigned big_min, big_wg, big_items; /* keys alone up to 4 bytes, from big_min keys on:
                                             big_wg x big_items tiles (0: os_wg, os_items) */
     unsigned big_min_pairs, big_wg_pairs, big_items_pairs; /* the same for keys up to 4 bytes

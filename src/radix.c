@@ -339,12 +339,14 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                 budget = ctx->tuning.bucket_local;
             /* and buckets from tuning bucket_split bytes split first
              * (CLSORT_IN_SPLIT keys, 0: never) */
-            const size_t split = ctx->tuning.bucket_split;
+            /* and sorts from tuning nt_min bytes stream their lines
+             * (CLSORT_NT_MIN keys, 0: never; x86-64 builds by clang only) */
+            const size_t split = ctx->tuning.bucket_split, nt = ctx->tuning.nt_min,
+                         kv = key->bytes + s->val_bytes;
             len += snprintf(opts + len, sizeof opts - (size_t)len,
-                            " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu",
-                            budget / (key->bytes + s->val_bytes),
-                            split ? (split + key->bytes + s->val_bytes - 1) /
-                                        (key->bytes + s->val_bytes) : 0);
+                            " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu -DCLSORT_NT_MIN=%zu",
+                            budget / kv, split ? (split + kv - 1) / kv : 0,
+                            nt ? (nt + kv - 1) / kv : 0);
         }
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",

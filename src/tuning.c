@@ -60,6 +60,16 @@
  *                alternating: pairs 32M 67.3 -> 58.0 ms, faster in every
  *                round, 64M 152 -> 121; u32 32M, split, 37.2 -> 39.7 (hence
  *                the bytes), u32 64M 83.6 -> 82.6
+ *   nt_min       the CPU shape on x86-64, built by clang (PoCL): sorts whose
+ *                keys and values take at least this many bytes write each
+ *                whole 64-byte line of the top pass's runs, and each bucket
+ *                sorted in local memory, by a streaming store, which does
+ *                not read the line first (0: never). PoCL rows 128 MiB (u32
+ *                keys from 32M, pairs from 16M): far above the caches, as
+ *                the lines go to memory. Xeon-16, eight rounds alternating:
+ *                pairs 32M 63.6 -> 56.0 ms, faster in 7 of 8; u32 32M
+ *                41.5 -> 40.6 and 8M within noise. Xeon-2 (8-bit rows):
+ *                u32 32M 145 -> 129-133 ms, pairs 216-225 -> 186-195
  *   large_bits, large_min  from n = large_min on, digits of large_bits
  *                instead of radix_bits where that means fewer passes
  *                (large_min 0: never; above 8 bits only where the shape
@@ -154,7 +164,7 @@ typedef struct tuning_row {
      .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16,             \
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN), \
-     .bucket_local = 3u << 19, .bucket_split = 3u << 18}
+     .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27}
 static const tuning_row table[] = {
     {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs, persistent work-groups for 8-byte keys alone (H100, H200, measured)", 1,
      CLSORT_VENDOR_NVIDIA, NULL, 0,
@@ -282,6 +292,8 @@ static const field fields[] = {
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
     F(bucket_local, 0, 1u << 30,
       "CPU shape, MSD order: bytes of local memory a bucket's passes may use (0: none, temp B)"),
+    F(nt_min, 0, 0x7fffffffu,
+      "CPU shape on x86-64: sorts of keys and values from this many bytes write whole lines by streaming stores (0: never)"),
     F(bucket_split, 0, 0x7fffffffu,
       "CPU shape, MSD order: buckets of three passes from this many bytes split by their top digit first (0: never)"),
     F(large_bits, 0, 12,

@@ -77,16 +77,18 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         /* onesweep, CPU shape with small tiles (many look-backs, each over
          * every digit of a tile at once) and the portable GPU shape (5 words
          * a round) */
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=0,hist_wg=1,plan_wg=64,"
+        "nt_min=1", /* on x86-64 through clang: every pass streams its lines */
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
         "os_wg_wide=32,os_items_wide=8,small_items=2,small_items_max=100000,lb_batch=5,"
         "big_min=300000,big_wg=32,big_items=12,big_min_pairs=100000,big_wg_pairs=32,big_items_pairs=6",
         /* 8-byte keys: 32 x 8; small sorts x 2; keys alone from 300000: 32 x 12; pairs from 100000: 32 x 6 */
         /* the CPU shape in MSD order: top digit first, then the buckets
          * (those above 2048 bytes through temp B, the others through
-         * local memory) */
+         * local memory; with streaming stores on x86-64: those up to 1024
+         * bytes through both halves of it and then streamed to U) */
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "bucket_local=2048",
+        "bucket_local=2048,nt_min=1",
         /* the whole sort in one work-group (clsort_radix_single) up to
          * 100000 keys, both portable rankings, many tiles; above that the
          * fused start (clsort_radix_upfront_plan) and every pass in one

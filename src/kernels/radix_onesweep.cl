@@ -215,6 +215,44 @@ inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint t
     return bases[d] + (lb ? clsort_lookback(lb, tile, d, count) : 0);
 }
 
+/* Non-temporal stores (the CPU shape on x86-64 through clang, as PoCL's
+ * kernels are built; the host's choice, tuning nt_min): sorts of at least
+ * CLSORT_NT_MIN keys write each whole 64-byte line of a run by one
+ * streaming store, which goes to memory without first reading the line
+ * (a store that misses reads the line before it writes it: a third of
+ * the memory traffic of a pass that reads one array and writes another).
+ * Only where the output is read next from memory, not from the cache: the
+ * host's bound is a size far above the caches. The lines at a run's ends,
+ * shared with other runs, take ordinary stores. */
+#if CLSORT_OS_RANK == 0 && defined(CLSORT_NT_MIN) && defined(__x86_64__) && defined(__clang__)
+#define HAVE_NT (CLSORT_NT_MIN > 0)
+#else
+#define HAVE_NT 0
+#endif
+#if HAVE_NT
+/* n elements of T (4, 8 or 16 bytes; else ordinary stores) from local src
+ * to global dst; then, once for all of a work-item's copies, clsort_nt_fence */
+#define NT_COPY(T, DST, SRC, N)                                                                  \
+    do {                                                                                         \
+        global T *d_ = (DST);                                                                    \
+        const local T *s_ = (SRC);                                                               \
+        const uint n_ = (N);                                                                     \
+        uint j_ = ((64u - ((uint)(ulong)d_ & 63u)) & 63u) / (uint)sizeof(T);                     \
+        if (sizeof(T) % 4 != 0 || j_ > n_)                                                       \
+            j_ = n_;                                                                             \
+        for (uint i_ = 0; i_ < j_; i_++)                                                         \
+            d_[i_] = s_[i_];                                                                     \
+        for (; j_ + 64 / sizeof(T) <= n_; j_ += 64 / sizeof(T))                                  \
+            __builtin_nontemporal_store(vload16(0, (const local uint *)(s_ + j_)),               \
+                                        (global uint16 *)(d_ + j_));                             \
+        for (; j_ < n_; j_++)                                                                    \
+            d_[j_] = s_[j_];                                                                     \
+    } while (0)
+/* streaming stores are weakly ordered: this orders them before anything
+ * the work-item does after (the kernel's end, the runtime's locks) */
+#define clsort_nt_fence() __builtin_ia32_sfence()
+#endif
+
 #if CLSORT_OS_RANK == 0
 /* The CPU shape's scattered stores: reading one byte of every 64-byte line
  * of a destination first brings its lines into the cache (in order, by the
@@ -353,6 +391,29 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             s += h[d];
         }
     }
+#if HAVE_NT
+    if (len >= CLSORT_NT_MIN) { /* whole lines by streaming stores: only
+                                 * each run's first and last line read */
+        uchar sink = 0;
+        for (uint d = 0; d < RADIX; d++)
+            if (h[d]) {
+                sink ^= clsort_touch(dst + at[d], 1);
+                sink ^= clsort_touch(dst + at[d] + h[d] - 1, 1);
+            }
+        if (sink == 0x5au && flip > mask) /* never: keeps the reads */
+            dst[0] = sink;
+        s = 0;
+        for (uint d = 0; d < RADIX; d++) {
+            NT_COPY(KEY_T, dst + at[d], m->stage_k + s, h[d]);
+#if HAVE_VALUES
+            NT_COPY(VAL_T, vdst + at[d], m->stage_v + s, h[d]);
+#endif
+            s += h[d];
+        }
+        clsort_nt_fence();
+        return;
+    }
+#endif
     uchar sink = 0;
     for (uint d = 0; d < RADIX; d++)
         sink ^= clsort_touch(dst + at[d], (ulong)h[d] * sizeof(KEY_T));
@@ -1069,6 +1130,124 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     const bool in_local = false;
 #endif
     idx_t pos[RADIX];
+#if HAVE_NT && CLSORT_IN_LOCAL
+    /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
+     * halves of local memory, X and Y, which stay in cache, and then the
+     * sorted bucket copied out to U by streaming stores, so that U's lines
+     * are written without being read first (the routes below read them:
+     * the first pass into U misses, the last writes them back). A bucket
+     * that splits (CLSORT_IN_SPLIT) goes A -> X by its top varying digit,
+     * then each sub-bucket X -> Y -> X. Buckets that do not fit take the
+     * routes below. */
+    if (n >= CLSORT_NT_MIN) {
+        const idx_t m = hi - lo;
+        const bool split = CLSORT_IN_SPLIT && k == 3 && (ulong)m >= CLSORT_IN_SPLIT &&
+                           (ulong)m <= 0xffffffffu;
+        idx_t need = 2 * m;
+        if (split) { /* X and the largest sub-bucket's copy */
+            const uint jt = pass_of[2], mt = IN_MASK(jt);
+            idx_t big = 0;
+            for (uint e = 0; e <= mt; e++)
+                big = max(big, (idx_t)h[jt * rr + e]);
+            need = m + big;
+        }
+        if (need <= CLSORT_IN_LOCAL) {
+            local KEY_T *xk = lk, *yk = lk + m, *last = xk;
+            const global KEY_T *ak = ka + lo;
+#if HAVE_VALUES
+            local VAL_T *xv = lv, *yv = lv + m, *lastv = xv;
+            const global VAL_T *av = va + lo;
+#define NT_MOVE_VALUE(S, D) D[p] = S[i];
+#else
+#define NT_MOVE_VALUE(S, D)
+#endif
+            /* SK[0, M) -> DK by the digit (SH, MA, FL), at positions C[] */
+#define NT_SCATTER(SK, DK, SV, DV, M, C, SH, MA, FL)                                             \
+            for (idx_t i = 0; i < (M); i++) {                                                    \
+                const KEY_T key = SK[i];                                                         \
+                const idx_t p = C[DIGIT_OF(key, SH, MA, FL)]++;                                  \
+                DK[p] = key;                                                                     \
+                NT_MOVE_VALUE(SV, DV)                                                            \
+            }
+            if (split) {
+                const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];
+                const uint st = IN_SHIFT(jt), mt = IN_MASK(jt), ft = descending ? mt : 0u;
+                const uint s0 = IN_SHIFT(j0), m0 = IN_MASK(j0), f0 = descending ? m0 : 0u;
+                const uint s1 = IN_SHIFT(j1), m1 = IN_MASK(j1), f1 = descending ? m1 : 0u;
+                idx_t run = 0;
+                for (uint e = 0; e <= mt; e++) {
+                    pos[e] = run;
+                    run += h[jt * rr + e];
+                }
+                NT_SCATTER(ak, xk, av, xv, m, pos, st, mt, ft)
+                uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket */
+                idx_t start = 0;
+                for (uint e = 0; e <= mt; e++) {
+                    const idx_t m2 = h[jt * rr + e];
+                    if (m2 > 1) {
+                        for (uint d = 0; d <= m0; d++)
+                            c0[d] = 0;
+                        for (uint d = 0; d <= m1; d++)
+                            c1[d] = 0;
+                        local KEY_T *sk = xk + start;
+                        for (idx_t i = 0; i < m2; i++) {
+                            const KEY_T key = sk[i];
+                            c0[DIGIT_OF(key, s0, m0, f0)]++;
+                            c1[DIGIT_OF(key, s1, m1, f1)]++;
+                        }
+                        uint r0 = 0, r1 = 0;
+                        for (uint d = 0; d <= m0; d++) {
+                            const uint t = c0[d];
+                            c0[d] = r0;
+                            r0 += t;
+                        }
+                        for (uint d = 0; d <= m1; d++) {
+                            const uint t = c1[d];
+                            c1[d] = r1;
+                            r1 += t;
+                        }
+#if HAVE_VALUES
+                        local VAL_T *sv = xv + start;
+#endif
+                        NT_SCATTER(sk, yk, sv, yv, m2, c0, s0, m0, f0)
+                        NT_SCATTER(yk, sk, yv, sv, m2, c1, s1, m1, f1)
+                    }
+                    start += m2;
+                }
+            } else {
+                for (uint a = 1; a <= k; a++) {
+                    const uint j = pass_of[a - 1];
+                    const uint shift = IN_SHIFT(j), mask = IN_MASK(j),
+                               flip = descending ? mask : 0u;
+                    idx_t run = 0;
+                    for (uint e = 0; e <= mask; e++) {
+                        pos[e] = run;
+                        run += h[j * rr + e];
+                    }
+                    last = (a & 1u) ? xk : yk;
+#if HAVE_VALUES
+                    lastv = (a & 1u) ? xv : yv;
+#endif
+                    if (a == 1) {
+                        NT_SCATTER(ak, xk, av, xv, m, pos, shift, mask, flip)
+                    } else if (a & 1u) {
+                        NT_SCATTER(yk, xk, yv, xv, m, pos, shift, mask, flip)
+                    } else {
+                        NT_SCATTER(xk, yk, xv, yv, m, pos, shift, mask, flip)
+                    }
+                }
+            }
+#undef NT_SCATTER
+#undef NT_MOVE_VALUE
+            NT_COPY(KEY_T, ku + lo, last, m);
+#if HAVE_VALUES
+            NT_COPY(VAL_T, vu + lo, lastv, m);
+#endif
+            clsort_nt_fence();
+            return;
+        }
+    }
+#endif
 #if CLSORT_IN_SPLIT
     /* A large bucket of three passes (32-bit keys in 8-bit rows): one pass
      * by its top varying digit, A -> U, splits it into sub-buckets, which
