@@ -150,3 +150,97 @@ void test_buffer_events(void)
     free(perm);
     clsort_context_release(ctx);
 }
+
+/* Keys and values in the caller's memory (CL_MEM_USE_HOST_PTR, which PoCL
+ * uses in place) at host pointers 4 bytes off the alignment of their 8-byte
+ * elements: the CPU shape's streaming stores (nt_min=1 here) write whole
+ * 64-byte lines only where elements fall on line boundaries, so such a
+ * buffer takes ordinary stores (whole-line stores at an element boundary
+ * off the line faulted). Checked: keys in order, and the values, each key's
+ * original position, a stable permutation. */
+static bool host_unaligned(const char *spec);
+
+void test_buffer_host_unaligned(void)
+{
+    /* MSD order (the top pass and the buckets streamed) and LSD order
+     * (every pass streamed); CPU devices only, where the streaming stores
+     * are built (and where PoCL keeps such buffers in place) */
+    clsort_context *probe = test_context(NULL);
+    if (!probe)
+        return;
+    clsort_device_info info;
+    const bool cpu = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS && info.is_cpu;
+    clsort_context_release(probe);
+    if (cpu && host_unaligned("nt_min=1"))
+        host_unaligned("nt_min=1,msd=0");
+}
+
+static bool host_unaligned(const char *spec)
+{
+    clsort_context *ctx = test_context(spec);
+    if (!ctx)
+        return false;
+    bool ok = false;
+    const size_t n = 300007;
+    unsigned char *kmem = malloc(n * 8 + 64), *vmem = malloc(n * 8 + 64);
+    uint64_t *orig = malloc(n * 8), *out_k = malloc(n * 8), *out_v = malloc(n * 8);
+    unsigned char *kp = kmem + 4, *vp = vmem + 4; /* malloc's 16-byte alignment, plus 4 */
+    cl_mem kb = NULL, vb = NULL;
+    if (!kmem || !vmem || !orig || !out_k || !out_v) {
+        CHECK(false, "out of host memory");
+        goto done;
+    }
+    data_fill(orig, CLSORT_U64, n, DATA_UNIFORM, test_seed("host_unaligned", n, 0));
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t v = i;
+        memcpy(kp + i * 8, &orig[i], 8);
+        memcpy(vp + i * 8, &v, 8);
+    }
+    cl_int e = CL_SUCCESS;
+    kb = clCreateBuffer(clsort_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                        n * 8, kp, &e);
+    if (e == CL_SUCCESS)
+        vb = clCreateBuffer(clsort_context_cl_context(ctx),
+                            CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * 8, vp, &e);
+    if (e != CL_SUCCESS) {
+        CHECK(false, "clCreateBuffer(CL_MEM_USE_HOST_PTR): %d", e);
+        goto done;
+    }
+    clsort_status s = clsort_sort_pairs_buffer(ctx, CLSORT_U64, kb, 0, vb, 0, 8, n, NULL, 0,
+                                               NULL, NULL);
+    CHECK(s == CLSORT_SUCCESS, "sort: %s\n%s", clsort_status_string(s),
+          clsort_context_last_error(ctx));
+    cl_command_queue q = clsort_context_queue(ctx);
+    e = clEnqueueReadBuffer(q, kb, CL_TRUE, 0, n * 8, out_k, 0, NULL, NULL);
+    if (e == CL_SUCCESS)
+        e = clEnqueueReadBuffer(q, vb, CL_TRUE, 0, n * 8, out_v, 0, NULL, NULL);
+    CHECK(e == CL_SUCCESS, "clEnqueueReadBuffer: %d", e);
+    if (s != CLSORT_SUCCESS || e != CL_SUCCESS)
+        goto done;
+    unsigned char *seen = calloc(n, 1);
+    ok = seen != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        const uint64_t v = out_v[i];
+        ok = v < n && !seen[v] && out_k[i] == orig[v] &&
+             (i == 0 || out_k[i - 1] < out_k[i] ||
+              (out_k[i - 1] == out_k[i] && out_v[i - 1] < v));
+        if (ok)
+            seen[v] = 1;
+        else
+            CHECK(false, "%s, n=%zu: element %zu (key %llu, value %llu) out of order or not the input's",
+                  spec, n, i, (unsigned long long)out_k[i], (unsigned long long)v);
+    }
+    free(seen);
+done:
+    if (kb)
+        clReleaseMemObject(kb);
+    if (vb)
+        clReleaseMemObject(vb);
+    free(kmem);
+    free(vmem);
+    free(orig);
+    free(out_k);
+    free(out_v);
+    clsort_context_release(ctx);
+    return ok;
+}

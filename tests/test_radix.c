@@ -374,7 +374,8 @@ void test_radix_bucket_split(void)
      * memory twice (or once with their largest sub-bucket) are sorted
      * there and streamed to U; the third shape's buckets go through B.
      * On a GPU (where the serial shape is slow and streaming stores are
-     * never built) the first shape alone, up to 300007 keys. */
+     * never built) the first shape alone, up to 300007 keys. On a CPU the
+     * streamed shape also sorts other key and value widths. */
     const char *specs[] = {
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
         "radix_bits=8,large_min=0,bucket_split=2048",
@@ -408,6 +409,22 @@ void test_radix_bucket_split(void)
                 c.opt.descending = (v / 2) % 2;
                 ok = sort_and_check(ctx, &c, specs[si]);
             }
+        /* the streamed routes with the other key and value widths: 8-byte
+         * keys (seven in-bucket passes between X and Y), values of 1, 2, 8
+         * and 16 bytes, 16-bit keys */
+        static const struct {
+            clsort_type t;
+            size_t vbytes;
+        } widths[] = {{CLSORT_U64, 0}, {CLSORT_U64, 8}, {CLSORT_U32, 16}, {CLSORT_U32, 1},
+                      {CLSORT_U32, 2}, {CLSORT_U16, 16}, {CLSORT_F64, 4}};
+        for (size_t w = 0; ok && cpu && si == 1 && w < sizeof widths / sizeof widths[0]; w++) {
+            sort_case c = make(widths[w].t, w % 2 ? DATA_SPECIALS : DATA_UNIFORM, 300007,
+                               widths[w].vbytes ? CHECK_PAIRS : CHECK_KEYS);
+            c.value_size = widths[w].vbytes ? widths[w].vbytes : 4;
+            c.opt.descending = w % 3 == 1;
+            c.seed += w;
+            ok = sort_and_check(ctx, &c, specs[si]);
+        }
         clsort_context_release(ctx);
         if (!ok)
             return;

@@ -231,15 +231,22 @@ inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint t
 #endif
 #if HAVE_NT
 /* n elements of T (4, 8 or 16 bytes; else ordinary stores) from local src
- * to global dst; then, once for all of a work-item's copies, clsort_nt_fence */
+ * to global dst; then, once for all of a work-item's copies, clsort_nt_fence.
+ * A destination that no element boundary puts on a line boundary (a
+ * caller's host pointer off T's alignment, as CL_MEM_USE_HOST_PTR allows)
+ * takes ordinary stores only: its address is tested as it is, hidden from
+ * the compiler, which would take T's alignment as given (it did, and the
+ * aligned streaming store faulted). */
 #define NT_COPY(T, DST, SRC, N)                                                                  \
     do {                                                                                         \
         global T *d_ = (DST);                                                                    \
         const local T *s_ = (SRC);                                                               \
         const uint n_ = (N);                                                                     \
-        uint j_ = ((64u - ((uint)(ulong)d_ & 63u)) & 63u) / (uint)sizeof(T);                     \
-        if (sizeof(T) % 4 != 0 || j_ > n_)                                                       \
-            j_ = n_;                                                                             \
+        ulong a_ = (ulong)d_;                                                                    \
+        __asm__("" : "+r"(a_)); /* the address as it is: the compiler takes T's alignment */    \
+        uint j_ = ((64u - ((uint)a_ & 63u)) & 63u) / (uint)sizeof(T);                            \
+        if (sizeof(T) % 4 != 0 || j_ > n_ || (((uint)a_ + j_ * (uint)sizeof(T)) & 63u))          \
+            j_ = n_; /* also a caller's buffer not aligned to T: no whole lines */               \
         for (uint i_ = 0; i_ < j_; i_++)                                                         \
             d_[i_] = s_[i_];                                                                     \
         for (; j_ + 64 / sizeof(T) <= n_; j_ += 64 / sizeof(T))                                  \
@@ -1008,6 +1015,8 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
 #ifndef CLSORT_IN_SPLIT
 #define CLSORT_IN_SPLIT 0
 #endif
+/* built where keys have three in-bucket digits or more */
+#define IN_CAN_SPLIT (CLSORT_IN_SPLIT > 0 && IN_MAX_PASSES >= 3)
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
@@ -1141,9 +1150,13 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
      * routes below. */
     if (n >= CLSORT_NT_MIN) {
         const idx_t m = hi - lo;
-        const bool split = CLSORT_IN_SPLIT && k == 3 && (ulong)m >= CLSORT_IN_SPLIT &&
-                           (ulong)m <= 0xffffffffu;
+#if IN_CAN_SPLIT
+        const bool split = k == 3 && (ulong)m >= CLSORT_IN_SPLIT && (ulong)m <= 0xffffffffu;
+#else
+        const bool split = false;
+#endif
         idx_t need = 2 * m;
+#if IN_CAN_SPLIT
         if (split) { /* X and the largest sub-bucket's copy */
             const uint jt = pass_of[2], mt = IN_MASK(jt);
             idx_t big = 0;
@@ -1151,6 +1164,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                 big = max(big, (idx_t)h[jt * rr + e]);
             need = m + big;
         }
+#endif
         if (need <= CLSORT_IN_LOCAL) {
             local KEY_T *xk = lk, *yk = lk + m, *last = xk;
             const global KEY_T *ak = ka + lo;
@@ -1169,6 +1183,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                 DK[p] = key;                                                                     \
                 NT_MOVE_VALUE(SV, DV)                                                            \
             }
+#if IN_CAN_SPLIT
             if (split) {
                 const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];
                 const uint st = IN_SHIFT(jt), mt = IN_MASK(jt), ft = descending ? mt : 0u;
@@ -1214,7 +1229,9 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                     }
                     start += m2;
                 }
-            } else {
+            } else
+#endif
+            {
                 for (uint a = 1; a <= k; a++) {
                     const uint j = pass_of[a - 1];
                     const uint shift = IN_SHIFT(j), mask = IN_MASK(j),
@@ -1248,7 +1265,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         }
     }
 #endif
-#if CLSORT_IN_SPLIT
+#if IN_CAN_SPLIT
     /* A large bucket of three passes (32-bit keys in 8-bit rows): one pass
      * by its top varying digit, A -> U, splits it into sub-buckets, which
      * then take the two lower digits one after the other, U -> X -> U,
