@@ -53,6 +53,8 @@ bool test_thorough(clsort_context *ctx);
 /* True when the test device is on NVIDIA's platform (the warp rankings run
  * there); false when there is no device. */
 bool test_on_nvidia(void);
+/* True when the test device is a CPU; false when there is no device. */
+bool test_on_cpu(void);
 
 /* Independent reference (reference.c): the stable sorting permutation of
  * keys under the documented order, by merge sort with a comparator written

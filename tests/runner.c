@@ -143,6 +143,17 @@ bool test_on_nvidia(void)
     return nvidia;
 }
 
+bool test_on_cpu(void)
+{
+    clsort_context *probe = test_context(NULL);
+    if (!probe)
+        return false;
+    clsort_device_info info;
+    const bool cpu = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS && info.is_cpu;
+    clsort_context_release(probe);
+    return cpu;
+}
+
 bool test_thorough(clsort_context *ctx)
 {
     clsort_device_info info;

@@ -165,13 +165,7 @@ void test_buffer_host_unaligned(void)
     /* MSD order (the top pass and the buckets streamed) and LSD order
      * (every pass streamed); CPU devices only, where the streaming stores
      * are built (and where PoCL keeps such buffers in place) */
-    clsort_context *probe = test_context(NULL);
-    if (!probe)
-        return;
-    clsort_device_info info;
-    const bool cpu = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS && info.is_cpu;
-    clsort_context_release(probe);
-    if (cpu && host_unaligned("nt_min=1"))
+    if (test_on_cpu() && host_unaligned("nt_min=1"))
         host_unaligned("nt_min=1,msd=0");
 }
 

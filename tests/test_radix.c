@@ -388,12 +388,7 @@ void test_radix_bucket_split(void)
                                       DATA_REVERSED, DATA_NARROW_16, DATA_SPECIALS};
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32};
     static const size_t sizes[] = {65537, 300007, 1000003};
-    clsort_context *probe = test_context(NULL);
-    if (!probe)
-        return;
-    clsort_device_info info;
-    const bool cpu = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS && info.is_cpu;
-    clsort_context_release(probe);
+    const bool cpu = test_on_cpu();
     for (size_t si = 0; si < (cpu ? sizeof specs / sizeof specs[0] : 1u); si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)

@@ -1139,6 +1139,45 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     const bool in_local = false;
 #endif
     idx_t pos[RADIX];
+    /* the routes' two steps. A scatter: SK[0, M) -> DK by the digit (SH,
+     * MA, FL), at positions C[] (values along, SV -> DV). A sub-bucket's
+     * counts (a split bucket's, see below): c0[] and c1[], the positions
+     * of the two lower digits (s0, m0, f0; s1, m1, f1) in SK[0, M). */
+#if HAVE_VALUES
+#define IN_MOVE_VALUE(S, D) D[p] = S[i];
+#else
+#define IN_MOVE_VALUE(S, D)
+#endif
+#define IN_SCATTER_BY(SK, DK, SV, DV, M, C, SH, MA, FL)                                          \
+    for (idx_t i = 0; i < (M); i++) {                                                            \
+        const KEY_T key = SK[i];                                                                 \
+        const idx_t p = C[DIGIT_OF(key, SH, MA, FL)]++;                                          \
+        DK[p] = key;                                                                             \
+        IN_MOVE_VALUE(SV, DV)                                                                    \
+    }
+#define IN_SUB_COUNTS(SK, M)                                                                     \
+    {                                                                                            \
+        for (uint d = 0; d <= m0; d++)                                                           \
+            c0[d] = 0;                                                                           \
+        for (uint d = 0; d <= m1; d++)                                                           \
+            c1[d] = 0;                                                                           \
+        for (idx_t i = 0; i < (M); i++) {                                                        \
+            const KEY_T key = SK[i];                                                             \
+            c0[DIGIT_OF(key, s0, m0, f0)]++;                                                     \
+            c1[DIGIT_OF(key, s1, m1, f1)]++;                                                     \
+        }                                                                                        \
+        uint r0 = 0, r1 = 0;                                                                     \
+        for (uint d = 0; d <= m0; d++) {                                                         \
+            const uint t = c0[d];                                                                \
+            c0[d] = r0;                                                                          \
+            r0 += t;                                                                             \
+        }                                                                                        \
+        for (uint d = 0; d <= m1; d++) {                                                         \
+            const uint t = c1[d];                                                                \
+            c1[d] = r1;                                                                          \
+            r1 += t;                                                                             \
+        }                                                                                        \
+    }
 #if HAVE_NT && CLSORT_IN_LOCAL
     /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
      * halves of local memory, X and Y, which stay in cache, and then the
@@ -1171,18 +1210,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #if HAVE_VALUES
             local VAL_T *xv = lv, *yv = lv + m, *lastv = xv;
             const global VAL_T *av = va + lo;
-#define NT_MOVE_VALUE(S, D) D[p] = S[i];
-#else
-#define NT_MOVE_VALUE(S, D)
 #endif
-            /* SK[0, M) -> DK by the digit (SH, MA, FL), at positions C[] */
-#define NT_SCATTER(SK, DK, SV, DV, M, C, SH, MA, FL)                                             \
-            for (idx_t i = 0; i < (M); i++) {                                                    \
-                const KEY_T key = SK[i];                                                         \
-                const idx_t p = C[DIGIT_OF(key, SH, MA, FL)]++;                                  \
-                DK[p] = key;                                                                     \
-                NT_MOVE_VALUE(SV, DV)                                                            \
-            }
 #if IN_CAN_SPLIT
             if (split) {
                 const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];
@@ -1194,38 +1222,19 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                     pos[e] = run;
                     run += h[jt * rr + e];
                 }
-                NT_SCATTER(ak, xk, av, xv, m, pos, st, mt, ft)
+                IN_SCATTER_BY(ak, xk, av, xv, m, pos, st, mt, ft)
                 uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket */
                 idx_t start = 0;
                 for (uint e = 0; e <= mt; e++) {
                     const idx_t m2 = h[jt * rr + e];
                     if (m2 > 1) {
-                        for (uint d = 0; d <= m0; d++)
-                            c0[d] = 0;
-                        for (uint d = 0; d <= m1; d++)
-                            c1[d] = 0;
                         local KEY_T *sk = xk + start;
-                        for (idx_t i = 0; i < m2; i++) {
-                            const KEY_T key = sk[i];
-                            c0[DIGIT_OF(key, s0, m0, f0)]++;
-                            c1[DIGIT_OF(key, s1, m1, f1)]++;
-                        }
-                        uint r0 = 0, r1 = 0;
-                        for (uint d = 0; d <= m0; d++) {
-                            const uint t = c0[d];
-                            c0[d] = r0;
-                            r0 += t;
-                        }
-                        for (uint d = 0; d <= m1; d++) {
-                            const uint t = c1[d];
-                            c1[d] = r1;
-                            r1 += t;
-                        }
+                        IN_SUB_COUNTS(sk, m2)
 #if HAVE_VALUES
                         local VAL_T *sv = xv + start;
 #endif
-                        NT_SCATTER(sk, yk, sv, yv, m2, c0, s0, m0, f0)
-                        NT_SCATTER(yk, sk, yv, sv, m2, c1, s1, m1, f1)
+                        IN_SCATTER_BY(sk, yk, sv, yv, m2, c0, s0, m0, f0)
+                        IN_SCATTER_BY(yk, sk, yv, sv, m2, c1, s1, m1, f1)
                     }
                     start += m2;
                 }
@@ -1246,16 +1255,14 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                     lastv = (a & 1u) ? xv : yv;
 #endif
                     if (a == 1) {
-                        NT_SCATTER(ak, xk, av, xv, m, pos, shift, mask, flip)
+                        IN_SCATTER_BY(ak, xk, av, xv, m, pos, shift, mask, flip)
                     } else if (a & 1u) {
-                        NT_SCATTER(yk, xk, yv, xv, m, pos, shift, mask, flip)
+                        IN_SCATTER_BY(yk, xk, yv, xv, m, pos, shift, mask, flip)
                     } else {
-                        NT_SCATTER(xk, yk, xv, yv, m, pos, shift, mask, flip)
+                        IN_SCATTER_BY(xk, yk, xv, yv, m, pos, shift, mask, flip)
                     }
                 }
             }
-#undef NT_SCATTER
-#undef NT_MOVE_VALUE
             NT_COPY(KEY_T, ku + lo, last, m);
 #if HAVE_VALUES
             NT_COPY(VAL_T, vu + lo, lastv, m);
@@ -1299,57 +1306,25 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
                 uk[0] = sink;
         }
-#if HAVE_VALUES
-#define SPLIT_MOVE_VALUE(S, D) D[p] = S[i];
-#else
-#define SPLIT_MOVE_VALUE(S, D)
-#endif
-        /* sk[0, m) -> dk by the digit (sh, ma, fl), at positions c[] */
-#define SPLIT_SCATTER(SK, DK, SV, DV, M, C, SH, MA, FL)                                          \
-        for (idx_t i = 0; i < (M); i++) {                                                        \
-            const KEY_T key = SK[i];                                                             \
-            const idx_t p = C[DIGIT_OF(key, SH, MA, FL)]++;                                      \
-            DK[p] = key;                                                                         \
-            SPLIT_MOVE_VALUE(SV, DV)                                                             \
-        }
-        SPLIT_SCATTER(ak, uk, av, uv, hi - lo, pos, st, mt, ft)
+        IN_SCATTER_BY(ak, uk, av, uv, hi - lo, pos, st, mt, ft)
         uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket (under 2^32 keys) */
         idx_t start = 0;
         for (uint e = 0; e <= mt; e++) {
             const idx_t m2 = h[jt * rr + e];
             if (m2 > 1) {
-                for (uint d = 0; d <= m0; d++)
-                    c0[d] = 0;
-                for (uint d = 0; d <= m1; d++)
-                    c1[d] = 0;
                 global KEY_T *sk = uk + start;
 #if HAVE_VALUES
                 global VAL_T *sv = uv + start;
 #endif
-                for (idx_t i = 0; i < m2; i++) {
-                    const KEY_T key = sk[i];
-                    c0[DIGIT_OF(key, s0, m0, f0)]++;
-                    c1[DIGIT_OF(key, s1, m1, f1)]++;
-                }
-                uint r0 = 0, r1 = 0;
-                for (uint d = 0; d <= m0; d++) {
-                    const uint t = c0[d];
-                    c0[d] = r0;
-                    r0 += t;
-                }
-                for (uint d = 0; d <= m1; d++) {
-                    const uint t = c1[d];
-                    c1[d] = r1;
-                    r1 += t;
-                }
+                IN_SUB_COUNTS(sk, m2)
 #if CLSORT_IN_LOCAL
                 if (in_local) {
                     local KEY_T *xk = lk + start;
 #if HAVE_VALUES
                     local VAL_T *xv = lv + start;
 #endif
-                    SPLIT_SCATTER(sk, xk, sv, xv, m2, c0, s0, m0, f0)
-                    SPLIT_SCATTER(xk, sk, xv, sv, m2, c1, s1, m1, f1)
+                    IN_SCATTER_BY(sk, xk, sv, xv, m2, c0, s0, m0, f0)
+                    IN_SCATTER_BY(xk, sk, xv, sv, m2, c1, s1, m1, f1)
                 } else
 #endif
                 {
@@ -1357,14 +1332,12 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #if HAVE_VALUES
                     global VAL_T *xv = bv + start;
 #endif
-                    SPLIT_SCATTER(sk, xk, sv, xv, m2, c0, s0, m0, f0)
-                    SPLIT_SCATTER(xk, sk, xv, sv, m2, c1, s1, m1, f1)
+                    IN_SCATTER_BY(sk, xk, sv, xv, m2, c0, s0, m0, f0)
+                    IN_SCATTER_BY(xk, sk, xv, sv, m2, c1, s1, m1, f1)
                 }
             }
             start += m2;
         }
-#undef SPLIT_SCATTER
-#undef SPLIT_MOVE_VALUE
         return;
     }
 #endif
@@ -1399,18 +1372,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
                 gdst[0] = sink;
         }
-#if HAVE_VALUES
-#define IN_MOVE_VALUE(S, D) D[p] = S[i];
-#else
-#define IN_MOVE_VALUE(S, D)
-#endif
-#define IN_SCATTER(SK, DK, SV, DV)                                                               \
-        for (idx_t i = 0; i < hi - lo; i++) {                                                    \
-            const KEY_T key = SK[i];                                                             \
-            const idx_t p = pos[DIGIT_OF(key, shift, mask, flip)]++;                             \
-            DK[p] = key;                                                                         \
-            IN_MOVE_VALUE(SV, DV)                                                                \
-        }
+#define IN_SCATTER(SK, DK, SV, DV) IN_SCATTER_BY(SK, DK, SV, DV, hi - lo, pos, shift, mask, flip)
 #if CLSORT_IN_LOCAL
         if (dst_local) {
             IN_SCATTER(gsrc, lk, gvsrc, lv)
@@ -1422,8 +1384,10 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             IN_SCATTER(gsrc, gdst, gvsrc, gvdst)
         }
 #undef IN_SCATTER
-#undef IN_MOVE_VALUE
     }
+#undef IN_SCATTER_BY
+#undef IN_SUB_COUNTS
+#undef IN_MOVE_VALUE
 #undef IN_SHIFT
 #undef IN_MASK
 }
