@@ -338,9 +338,9 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
             if (budget > ctx->tuning.bucket_local)
                 budget = ctx->tuning.bucket_local;
             /* and buckets from tuning bucket_split bytes split first
-             * (CLSORT_IN_SPLIT keys, 0: never) */
-            /* and sorts from tuning nt_min bytes stream their lines
-             * (CLSORT_NT_MIN keys, 0: never; x86-64 builds by clang only) */
+             * (CLSORT_IN_SPLIT keys), sorts from tuning nt_min bytes
+             * stream their lines (CLSORT_NT_MIN keys; x86-64 builds by
+             * clang only); 0: never */
             const size_t split = ctx->tuning.bucket_split, nt = ctx->tuning.nt_min,
                          kv = key->bytes + s->val_bytes;
             len += snprintf(opts + len, sizeof opts - (size_t)len,

@@ -131,27 +131,28 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
     return k;
 }
 
-bool test_on_nvidia(void)
+/* The test device's facts through a context of its own; false when there
+ * is no device. */
+static bool probe_device(clsort_device_info *info)
 {
     clsort_context *probe = test_context(NULL);
     if (!probe)
         return false;
-    clsort_device_info info;
-    const bool nvidia = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
-                        strstr(info.platform_name, "NVIDIA");
+    const bool ok = clsort_context_device_info(probe, info) == CLSORT_SUCCESS;
     clsort_context_release(probe);
-    return nvidia;
+    return ok;
+}
+
+bool test_on_nvidia(void)
+{
+    clsort_device_info info;
+    return probe_device(&info) && strstr(info.platform_name, "NVIDIA");
 }
 
 bool test_on_cpu(void)
 {
-    clsort_context *probe = test_context(NULL);
-    if (!probe)
-        return false;
     clsort_device_info info;
-    const bool cpu = clsort_context_device_info(probe, &info) == CLSORT_SUCCESS && info.is_cpu;
-    clsort_context_release(probe);
-    return cpu;
+    return probe_device(&info) && info.is_cpu;
 }
 
 bool test_thorough(clsort_context *ctx)

@@ -1178,6 +1178,36 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             r1 += t;                                                                             \
         }                                                                                        \
     }
+/* pos[]: where each value of in-bucket digit J starts (MA: its mask) */
+#define IN_STARTS(J, MA)                                                                         \
+    {                                                                                            \
+        idx_t run = 0;                                                                           \
+        for (uint e = 0; e <= (MA); e++) {                                                       \
+            pos[e] = run;                                                                        \
+            run += h[(J) * rr + e];                                                              \
+        }                                                                                        \
+    }
+/* a split bucket's digits: the top varying one (jt: st, mt, ft), whose
+ * starts go to pos[], and the two below (j0, j1) */
+#define IN_SPLIT_DIGITS                                                                          \
+    const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];                                \
+    const uint st = IN_SHIFT(jt), mt = IN_MASK(jt), ft = descending ? mt : 0u;                   \
+    const uint s0 = IN_SHIFT(j0), m0 = IN_MASK(j0), f0 = descending ? m0 : 0u;                   \
+    const uint s1 = IN_SHIFT(j1), m1 = IN_MASK(j1), f1 = descending ? m1 : 0u;                   \
+    IN_STARTS(jt, mt)
+/* the bucket's lines of DK (and DV) read first (clsort_touch) */
+#define IN_TOUCH(DK, DV)                                                                         \
+    {                                                                                            \
+        uchar sink = clsort_touch(DK, (ulong)(hi - lo) * sizeof(KEY_T));                         \
+        IN_TOUCH_VALUES(DV)                                                                      \
+        if (sink == 0x5au && descending > 1u) /* never: keeps the reads */                       \
+            (DK)[0] = sink;                                                                      \
+    }
+#if HAVE_VALUES
+#define IN_TOUCH_VALUES(DV) sink ^= clsort_touch(DV, (ulong)(hi - lo) * sizeof(VAL_T));
+#else
+#define IN_TOUCH_VALUES(DV)
+#endif
 #if HAVE_NT && CLSORT_IN_LOCAL
     /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
      * halves of local memory, X and Y, which stay in cache, and then the
@@ -1213,15 +1243,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #endif
 #if IN_CAN_SPLIT
             if (split) {
-                const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];
-                const uint st = IN_SHIFT(jt), mt = IN_MASK(jt), ft = descending ? mt : 0u;
-                const uint s0 = IN_SHIFT(j0), m0 = IN_MASK(j0), f0 = descending ? m0 : 0u;
-                const uint s1 = IN_SHIFT(j1), m1 = IN_MASK(j1), f1 = descending ? m1 : 0u;
-                idx_t run = 0;
-                for (uint e = 0; e <= mt; e++) {
-                    pos[e] = run;
-                    run += h[jt * rr + e];
-                }
+                IN_SPLIT_DIGITS
                 IN_SCATTER_BY(ak, xk, av, xv, m, pos, st, mt, ft)
                 uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket */
                 idx_t start = 0;
@@ -1245,11 +1267,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                     const uint j = pass_of[a - 1];
                     const uint shift = IN_SHIFT(j), mask = IN_MASK(j),
                                flip = descending ? mask : 0u;
-                    idx_t run = 0;
-                    for (uint e = 0; e <= mask; e++) {
-                        pos[e] = run;
-                        run += h[j * rr + e];
-                    }
+                    IN_STARTS(j, mask)
                     last = (a & 1u) ? xk : yk;
 #if HAVE_VALUES
                     lastv = (a & 1u) ? xv : yv;
@@ -1283,29 +1301,14 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
      * bucket fits L2 (u32 keys at 32M); hence the host's bound in bytes.
      * Stable: each step moves the keys in order. */
     if (k == 3 && (ulong)(hi - lo) >= CLSORT_IN_SPLIT && (ulong)(hi - lo) <= 0xffffffffu) {
-        const uint jt = pass_of[2], j0 = pass_of[0], j1 = pass_of[1];
-        const uint st = IN_SHIFT(jt), mt = IN_MASK(jt), ft = descending ? mt : 0u;
-        const uint s0 = IN_SHIFT(j0), m0 = IN_MASK(j0), f0 = descending ? m0 : 0u;
-        const uint s1 = IN_SHIFT(j1), m1 = IN_MASK(j1), f1 = descending ? m1 : 0u;
-        idx_t run = 0;
-        for (uint e = 0; e <= mt; e++) {
-            pos[e] = run;
-            run += h[jt * rr + e];
-        }
+        IN_SPLIT_DIGITS
         global KEY_T *uk = ku + lo, *bk = kb + lo;
         const global KEY_T *ak = ka + lo;
 #if HAVE_VALUES
         global VAL_T *uv = vu + lo, *bv = vb + lo;
         const global VAL_T *av = va + lo;
 #endif
-        { /* the destination's lines first (clsort_touch) */
-            uchar sink = clsort_touch(uk, (ulong)(hi - lo) * sizeof(KEY_T));
-#if HAVE_VALUES
-            sink ^= clsort_touch(uv, (ulong)(hi - lo) * sizeof(VAL_T));
-#endif
-            if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
-                uk[0] = sink;
-        }
+        IN_TOUCH(uk, uv) /* the destination's lines first */
         IN_SCATTER_BY(ak, uk, av, uv, hi - lo, pos, st, mt, ft)
         uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket (under 2^32 keys) */
         idx_t start = 0;
@@ -1344,11 +1347,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     for (uint a = 1; a <= k; a++) {
         const uint j = pass_of[a - 1];
         const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
-        idx_t run = 0;
-        for (uint e = 0; e <= mask; e++) {
-            pos[e] = run;
-            run += h[j * rr + e];
-        }
+        IN_STARTS(j, mask)
         const bool to_u = ((k - a) & 1u) == 0; /* else to X; from A, or from the other */
         const bool dst_local = in_local && !to_u, src_local = in_local && a > 1 && to_u;
         global KEY_T *gsrc = a == 1 ? ka : (to_u ? kb : ku);
@@ -1363,15 +1362,8 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         gvsrc += lo;
         gvdst += lo;
 #endif
-        if (!dst_local && a <= 2) { /* the destination's lines first, when
-                                     * first written (clsort_touch) */
-            uchar sink = clsort_touch(gdst, (ulong)(hi - lo) * sizeof(KEY_T));
-#if HAVE_VALUES
-            sink ^= clsort_touch(gvdst, (ulong)(hi - lo) * sizeof(VAL_T));
-#endif
-            if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
-                gdst[0] = sink;
-        }
+        if (!dst_local && a <= 2) /* the destination's lines first, when first written */
+            IN_TOUCH(gdst, gvdst)
 #define IN_SCATTER(SK, DK, SV, DV) IN_SCATTER_BY(SK, DK, SV, DV, hi - lo, pos, shift, mask, flip)
 #if CLSORT_IN_LOCAL
         if (dst_local) {
@@ -1388,6 +1380,10 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #undef IN_SCATTER_BY
 #undef IN_SUB_COUNTS
 #undef IN_MOVE_VALUE
+#undef IN_STARTS
+#undef IN_SPLIT_DIGITS
+#undef IN_TOUCH
+#undef IN_TOUCH_VALUES
 #undef IN_SHIFT
 #undef IN_MASK
 }
