@@ -16,7 +16,8 @@
 #        for ab: AB_TUNINGS (space-separated specs, "tuned" for none),
 #        AB_CASES, AB_SIZES, AB_ROUNDS, AB_DEVICE, AB_TIMEOUT ("opts:-DX=Y" in
 #        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning, several joined
-#        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+"); for abrev also
+#        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+";
+#        "SPEC~-DX=1+-DY=2": a tuning spec and options together); for abrev also
 #        AB_OLD_DIR (another revision's tree); for trace:
 #        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
 #        TRACE_DIRS (kernel source directories, default src/kernels);
@@ -291,6 +292,7 @@ ab_rounds() {
                 old) bin=./build-old/clsort ;;
                 tuned) ;;
                 opts:*) opts=${t#opts:}; opts=${opts//+/ } ;; # + between options
+                *~*) spec=${t%%~*}; opts=${t#*~}; opts=${opts//+/ } ;; # a spec~options
                 *) spec=$t ;;
             esac
             CLSORT_BUILD_OPTIONS=$opts timeout "${AB_TIMEOUT:-120}" stdbuf -oL $bin bench \

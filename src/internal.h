@@ -84,6 +84,8 @@ typedef struct clsort_tuning {
                               split by their top digit first (0: never) */
     unsigned nt_min; /* CPU shape on x86-64: sorts from this many bytes write whole lines by
                         streaming stores (0: never) */
+    unsigned tile_min; /* CPU shape on x86-64, MSD order: sorts from this many bytes (and nt_min)
+                          take the top digit tile by tile, with no upfront count (0: never) */
     unsigned big_min, big_wg, big_items; /* keys alone up to 4 bytes, from big_min keys on:
                                             big_wg x big_items tiles (0: os_wg, os_items) */
     unsigned big_min_pairs, big_wg_pairs, big_items_pairs; /* the same for keys up to 4 bytes

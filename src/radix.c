@@ -46,14 +46,25 @@ typedef struct radix_shape {
      * active one (ALLOW_FOLD in radix.cl): no finish launch */
     bool fold;
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
+    bool tiled; /* MSD order may take the top digit from tiles (tuning tile_min) */
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
     size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at,
-        bucket_at;
+        bucket_at, tiled_at, table_at;
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+
+/* The CPU shape in MSD order: the bytes of local memory a bucket's passes
+ * may use (clsort_radix_buckets): tuning bucket_local, at most three
+ * quarters of the device's (PoCL rows: 1.5 MiB, about what a core's L2
+ * holds) */
+static size_t bucket_local_bytes(const clsort_context *ctx)
+{
+    const size_t budget = ctx->facts.local_mem_bytes / 4 * 3;
+    return budget < ctx->tuning.bucket_local ? budget : ctx->tuning.bucket_local;
+}
 static size_t pow2ceil(size_t x)
 {
     size_t p = 1;
@@ -230,7 +241,8 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->counts_at = 0;
         s->counters_at = s->portions * P * R;
         s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
-        s->chain_at = s->bits_at + 4;                    /* 1 + P words, clsort_radix_chain */
+        s->tiled_at = s->bits_at + 4; /* 2 words right after: the tile pass's flag, its tiles */
+        s->chain_at = s->tiled_at + 2; /* 1 + P words, clsort_radix_chain */
         s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
         /* the look-back areas last, in whole 16-byte words (the upfront
          * count zeroes them: run_upfront), each tile's row starting on a
@@ -238,6 +250,23 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
          * line, where rows 64 bytes off the line straddled two */
         s->lookback_at = div_up(s->bucket_at + 1, 64) * 64;
         s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
+        /* MSD order from tiles (clsort_radix_tiles): sorts of tile_min bytes
+         * and more that stream their lines (nt_min), in one portion of
+         * 32-bit indices, whose buckets, were the keys spread evenly, would
+         * take the streamed route through local memory: twice a bucket, or
+         * once and its largest sub-bucket where it splits first (the other
+         * routes would first gather the bucket from the tiles to memory:
+         * pairs at 64M on the PoCL rows do not take the tiles). The table
+         * of each tile's digit starts after the look-back areas. */
+        const size_t kv = (size_t)s->key_bytes + s->val_bytes, mb = n / R * kv;
+        const bool split = s->r == 8 && s->passes == 4 && t->bucket_split &&
+                           mb >= t->bucket_split;
+        s->tiled = s->msd && t->tile_min && t->nt_min && s->portions == 1 &&
+                   n <= 0xffffffffu && n * kv >= t->tile_min && n * kv >= t->nt_min &&
+                   (split ? mb + mb / 64 : 2 * mb) <= bucket_local_bytes(ctx);
+        s->table_at = s->scratch_words;
+        if (s->tiled)
+            s->scratch_words += s->tiles_pp * R;
         s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
         s->bases_words = s->carry_at + R;
     } else {
@@ -331,22 +360,17 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
                         s->os_wg, s->os_items, s->rank, s->lb_batch, s->persist ? 1 : 0);
         if (s->rank == CLSORT_RANK_SERIAL) {
             /* MSD order's buckets up to this many keys pass through local
-             * memory (clsort_radix_buckets): tuning bucket_local bytes, at
-             * most three quarters of the device's (PoCL rows: 1.5 MiB,
-             * about what a core's L2 holds) */
-            size_t budget = ctx->facts.local_mem_bytes / 4 * 3;
-            if (budget > ctx->tuning.bucket_local)
-                budget = ctx->tuning.bucket_local;
-            /* and buckets from tuning bucket_split bytes split first
+             * memory (bucket_local_bytes), and buckets from tuning bucket_split bytes split first
              * (CLSORT_IN_SPLIT keys), sorts from tuning nt_min bytes
              * stream their lines (CLSORT_NT_MIN keys; x86-64 builds by
              * clang only); 0: never */
             const size_t split = ctx->tuning.bucket_split, nt = ctx->tuning.nt_min,
                          kv = key->bytes + s->val_bytes;
             len += snprintf(opts + len, sizeof opts - (size_t)len,
-                            " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu -DCLSORT_NT_MIN=%zu",
-                            budget / kv, split ? (split + kv - 1) / kv : 0,
-                            nt ? (nt + kv - 1) / kv : 0);
+                            " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu -DCLSORT_NT_MIN=%zu"
+                            " -DCLSORT_TILED=%d",
+                            bucket_local_bytes(ctx) / kv, split ? (split + kv - 1) / kv : 0,
+                            nt ? (nt + kv - 1) / kv : 0, ctx->tuning.tile_min ? 1 : 0);
         }
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
@@ -470,7 +494,18 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
     return CLSORT_SUCCESS;
 }
 
-/* phase 0: every pass counted; 1 and 2: MSD order's two plans (radix.cl) */
+/* MSD order only where the top digit makes buckets enough (at least 4 per
+ * compute unit were none larger) to keep every compute unit busy */
+static size_t msd_max_of(const clsort_context *ctx, const clsort_radix_job *job,
+                         const radix_shape *s)
+{
+    if (!s->msd)
+        return 0;
+    return job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
+}
+
+/* phase 0: every pass counted; 1 and 2: MSD order's two plans; 3: the first
+ * after the tile pass (radix.cl) */
 static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
                               const radix_shape *s, const radix_buffers *b, cl_uint phase,
                               clsort_seq *seq)
@@ -479,11 +514,7 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_plan", &k));
     cl_uint portions = (cl_uint)s->portions, passes = s->passes, skip = plan_skip(s),
             gen = job->gen_index;
-    /* MSD order only where the top digit makes buckets enough (at least 4
-     * per compute unit were none larger) to keep every compute unit busy */
-    size_t msd_max = 0;
-    if (s->msd)
-        msd_max = job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
+    const size_t msd_max = msd_max_of(ctx, job, s);
     cl_uint begin = job->begin_bit, end = job->end_bit, clear = b->counts_kept_zero;
     cl_ulong bits_off = s->bits_at, counts_at = b->counts_at;
     idx_arg a_n, a_msd;
@@ -495,6 +526,38 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
                          CLSORT_ARG(b->bases)};
     CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 16));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
+}
+
+/* MSD order from tiles (radix_onesweep.cl, clsort_radix_tiles): the sample
+ * that decides whether the tile pass runs, then that pass over U by the top
+ * pass's digit, into A, one work-item per tile. */
+static clsort_status run_tiles(clsort_context *ctx, clsort_program *prog,
+                               const clsort_radix_job *job, const radix_shape *s,
+                               const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel ks, kt;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_sample", &ks));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_tiles", &kt));
+    cl_ulong koff = job->keys_off, voff = job->vals_off, flag_off = s->tiled_at,
+             bits_off = s->bits_at, table_off = s->table_at,
+             counts_off = b->counts_at + (s->passes - 1) * s->radix;
+    cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
+    idx_arg a_n, a_max;
+    clsort_arg sargs[] = {CLSORT_ARG(b->ku),     CLSORT_ARG(koff),  idx_of(s, &a_n, job->n),
+                          CLSORT_ARG(pass),      CLSORT_ARG(begin), CLSORT_ARG(end),
+                          CLSORT_ARG(desc),      idx_of(s, &a_max, msd_max_of(ctx, job, s)),
+                          CLSORT_ARG(b->scratch), CLSORT_ARG(flag_off)};
+    CLSORT_TRY(clsort_set_args(ctx, ks, "clsort_radix_sample", sargs, 10));
+    CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq));
+    clsort_arg targs[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     CLSORT_ARG(b->ka),
+                          CLSORT_ARG(b->vu),      CLSORT_ARG(voff),     CLSORT_ARG(b->va),
+                          CLSORT_ARG(len),        CLSORT_ARG(pass),     CLSORT_ARG(begin),
+                          CLSORT_ARG(end),        CLSORT_ARG(desc),     CLSORT_ARG(gen),
+                          CLSORT_ARG(b->counts),  CLSORT_ARG(counts_off), CLSORT_ARG(b->scratch),
+                          CLSORT_ARG(flag_off),   CLSORT_ARG(bits_off), CLSORT_ARG(table_off)};
+    CLSORT_TRY(clsort_set_args(ctx, kt, "clsort_radix_tiles", targs, 18));
+    return clsort_launch(ctx, kt, "clsort_radix_tiles", s->tiles_pp, 1, seq);
 }
 
 static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
@@ -672,15 +735,17 @@ static clsort_status run_onesweep(clsort_context *ctx, clsort_program *prog,
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
         cl_kernel kbk;
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
-        cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at;
+        cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at,
+                 table_off = s->table_at;
         cl_uint begin = job->begin_bit, desc = job->descending;
         idx_arg a_n;
         clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
                               CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
                               CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, job->n),
                               CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
-                              CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off)};
-        CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 15));
+                              CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off),
+                              CLSORT_ARG(table_off)};
+        CLSORT_TRY(clsort_set_args(ctx, kbk, "clsort_radix_buckets", bargs, 16));
         CLSORT_TRY(clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq));
     }
     for (cl_uint p = 0; p < s->passes; p++)
@@ -802,16 +867,28 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
         }
     } else {
         /* Zero the counts, tile counters and MSD words in one fill; the
-         * first upfront count zeroes the look-back areas. */
+         * first upfront count zeroes the look-back areas (with tiles the
+         * fill does, since that count may not run). */
         const bool onesweep = s.algorithm == CLSORT_ALGORITHM_ONESWEEP;
         size_t zero_words = onesweep ? s.lookback_at : s.portions * s.passes * s.radix;
+        if (s.tiled)
+            zero_words = s.table_at;
         CLSORT_TRY(clsort_fill(ctx, b.scratch, 0, zero_words * 4, seq));
-        if (s.msd) {
-            /* MSD order needs the top pass's counts and which bits vary;
-             * the other passes are counted only when that does not decide */
+        if (s.tiled) {
+            /* the tile pass counts the top pass and notes the bits where
+             * the sample lets it run; the upfront count only where not */
+            CLSORT_TRY(run_tiles(ctx, prog, job, &s, &b, seq));
+            CLSORT_TRY(
+                run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 2, false, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 3, seq));
+        } else if (s.msd) {
+            /* MSD order needs the top pass's counts and which bits vary */
             CLSORT_TRY(
                 run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, onesweep, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 1, seq));
+        }
+        if (s.msd) {
+            /* the other passes are counted only when that does not decide */
             CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, false, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 2, seq));
         } else {

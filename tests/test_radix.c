@@ -426,6 +426,140 @@ void test_radix_bucket_split(void)
     }
 }
 
+/* radix_tiled's keys built to defeat the tile pass's sample: the sample's
+ * keys, keys[i n / 4096] (clsort_radix_sample), are random, every other key
+ * takes one of `tops` values of the top digit (bits from top_shift up) with
+ * random bits below. Sorted by bits [0, end_bit) as pairs whose values are
+ * the indices (or as keys alone) and checked against the stable order. */
+static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n,
+                                 unsigned top_shift, unsigned tops, unsigned end_bit, bool pairs,
+                                 int descending)
+{
+    uint32_t *k = malloc(n * sizeof *k), *val = malloc(n * sizeof *val),
+             *k0 = malloc(n * sizeof *k0);
+    size_t *perm = malloc(n * sizeof *perm);
+    bool ok = k && val && k0 && perm;
+    CHECK(ok, "out of memory");
+    if (ok) {
+        uint64_t x = test_seed("tiled_sample", n, tops * 2u + (unsigned)pairs);
+        for (size_t i = 0; i < n; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const uint32_t r = (uint32_t)(x >> 32);
+            const uint32_t top = (uint32_t)((x >> 16) % tops) * 37u + 5u;
+            k[i] = (top << top_shift) | (r & ((1u << top_shift) - 1u));
+            val[i] = (uint32_t)i;
+        }
+        for (size_t i = 0; i < 4096; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            k[(uint64_t)i * n / 4096] = (uint32_t)(x >> 32);
+        }
+        memcpy(k0, k, n * sizeof *k);
+        clsort_options o;
+        memset(&o, 0, sizeof o);
+        o.descending = descending;
+        o.end_bit = end_bit;
+        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, &o)
+                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, &o);
+        ok = st == CLSORT_SUCCESS;
+        CHECK(ok, "%s, n=%zu, %u top digits: %s\n%s", spec, n, tops, clsort_status_string(st),
+              clsort_context_last_error(ctx));
+    }
+    if (ok) {
+        ref_stable_perm(CLSORT_U32, k0, n, 0, end_bit, descending, perm);
+        ok = check_permuted("tiled against the sample: keys", k0, k, perm, n, sizeof *k);
+        size_t bad = n;
+        for (size_t i = 0; pairs && i < n && bad == n; i++)
+            if (val[i] != (uint32_t)perm[i])
+                bad = i;
+        CHECK(ok && bad == n, "%s, n=%zu, %u top digits: keys %s, value %zu not the stable order's",
+              spec, n, tops, ok ? "ok" : "wrong", bad);
+        ok = ok && bad == n;
+    }
+    free(k);
+    free(val);
+    free(k0);
+    free(perm);
+    return ok;
+}
+
+void test_radix_tiled(void)
+{
+    /* MSD order from tiles (tile_min; x86-64 through clang only, else the
+     * plain MSD order runs): the top digit sorted tile by tile with no
+     * upfront count, and each bucket read back run by run from the tiles.
+     * 1000-key tiles, so that the sizes here make hundreds of runs per
+     * bucket. First the buckets through both halves of local memory and
+     * streamed to U (8-bit digits; split first, bucket_split; 11-bit digits,
+     * two in-bucket passes): keys, pairs of 1-16 bytes and argsort, both
+     * orders, a bit window that leaves two in-bucket passes, signed, float
+     * and 64-bit keys, distributions whose sample refuses the tiles (a
+     * narrow range: the top digit is one value) and some it accepts. */
+    const char *base = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
+                       "plan_wg=64,nt_min=1,tile_min=1,";
+    const char *shapes[] = {"radix_bits=8,large_min=0", "radix_bits=8,large_min=0,bucket_split=2048",
+                            "radix_bits=11,large_min=0"};
+    static const data_dist dists[] = {DATA_UNIFORM, DATA_SPECIALS, DATA_SORTED,
+                                      DATA_FEW_UNIQUE, DATA_REVERSED, DATA_NARROW_16};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64};
+    static const size_t vbytes[] = {4, 8, 1, 16, 2};
+    static const size_t sizes[] = {65537, 300007};
+    if (!test_on_cpu())
+        return; /* the CPU shape's route (on a GPU the same as radix_bucket_split) */
+    char spec[512];
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        snprintf(spec, sizeof spec, "%s%s", base, shapes[si]);
+        clsort_context *ctx = test_context(spec);
+        if (!ctx)
+            return;
+        bool ok = true;
+        for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++)
+            for (size_t d = 0; ok && d < sizeof dists / sizeof dists[0]; d++) {
+                const size_t v = si * 12 + i * 6 + d;
+                const clsort_type t = types[(d + si) % 4];
+                sort_case c = make(t, dists[d], sizes[i],
+                                   v % 3 == 0 ? CHECK_KEYS
+                                              : (v % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
+                c.value_size = vbytes[v % 5];
+                c.opt.descending = (v / 3) % 2;
+                if (d == 3 && t != CLSORT_U64) /* bits [0, 24): two in-bucket passes */
+                    c.opt.end_bit = 24;
+                ok = sort_and_check(ctx, &c, spec);
+            }
+        clsort_context_release(ctx);
+        if (!ok)
+            return;
+    }
+    /* Buckets too large for local memory (bucket_local=2048: 512 keys, 256
+     * pairs; the host takes the tiles only where an even spread would fit:
+     * these sizes): keys the sample finds spread over the top digit while
+     * the others share 64 of its values (buckets of 512 keys and more,
+     * which the sample does not see). Gathered from the
+     * tiles to B for three in-bucket passes (32-bit keys), to U for two
+     * (bits [0, 24)); and with one value of the top digit, where the plan
+     * refuses MSD order by it after the tile pass, so that the sort starts
+     * again from the input (counted, planned, in LSD order). */
+    static const struct {
+        const char *shape;
+        size_t n;
+        unsigned top_shift, tops, end_bit;
+    } against[] = {{"radix_bits=8,large_min=0,bucket_local=2048", 32768, 24, 64, 32},
+                   {"radix_bits=8,large_min=0,bucket_local=2048", 32768, 16, 64, 24},
+                   {"radix_bits=8,large_min=0", 200003, 24, 1, 32}};
+    for (size_t a = 0; a < sizeof against / sizeof against[0]; a++) {
+        snprintf(spec, sizeof spec, "%s%s", base, against[a].shape);
+        clsort_context *ctx = test_context(spec);
+        if (!ctx)
+            return;
+        bool ok = true;
+        for (int m = 0; ok && m < 2; m++)
+            ok = tiled_against_sample(ctx, spec, against[a].n, against[a].top_shift,
+                                      against[a].tops, against[a].end_bit, m == 0, m);
+        clsort_context_release(ctx);
+        if (!ok)
+            return;
+    }
+}
+
 void test_radix_persistent(void)
 {
     /* Persistent onesweep work-groups (os_persist): fewer work-groups than

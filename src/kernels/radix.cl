@@ -52,6 +52,7 @@
 #define ST_IOTA 2
 #define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
 #define ST_PENDING 4 /* the first plan of MSD order could not decide (see below) */
+#define ST_TILED 5 /* MSD order from the tile pass's layout (clsort_radix_tiles) */
 #define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
@@ -309,8 +310,11 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
     }
 }
 
-/* clsort_upfront_work at the given offsets; with gated it does nothing
- * unless MSD order's first plan left the decision pending (ST_PENDING). */
+/* clsort_upfront_work at the given offsets; with gated 1 it does nothing
+ * unless MSD order's first plan left the decision pending (ST_PENDING),
+ * with gated 2 nothing if the tile pass has counted the top digit and
+ * noted the bits instead (its flag, the word after the bitwords: see
+ * clsort_radix_tiles). */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
                           uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
@@ -319,7 +323,7 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
                           global uint *zero, ulong zero_off, ulong zero_vec)
 {
     local uint h[MAX_PASSES * RADIX];
-    if (gated && !state[ST_PENDING])
+    if ((gated == 1 && !state[ST_PENDING]) || (gated == 2 && bitwords[bits_off + 4]))
         return;
     clsort_upfront_work(keys + keys_off, n, chunk, p_lo, p_hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
@@ -344,6 +348,12 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * that pass runs first (U -> A) and every bucket of its digit is then sorted
  * by the bits below on its own (clsort_radix_buckets: A -> U/B ... -> U),
  * so that those passes stay in cache.
+ *
+ * phase 3 is phase 1 after the tile pass (clsort_radix_tiles), whose flag
+ * (bitwords[4]) says whether it ran: the counts and bitwords are then its
+ * own, and where this plan chooses MSD order by the top pass (the digit the
+ * tile pass sorted by), ST_TILED tells the buckets to take their keys from
+ * the tiles; every other plan clears ST_TILED.
  *
  * phase 0 plans from the counts of every pass. MSD order spares the upfront
  * histogram most of its work in two more phases: phase 1 has only the top
@@ -373,7 +383,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
      * prefix at (p, d) is (p - p0) * n plus d's base in pass p; in idx_t's
      * unsigned arithmetic the sum may wrap, and the subtraction wraps back
      * to the base exactly. */
-    const uint p0 = phase == 1 ? passes - 1 : 0;
+    const uint p0 = phase == 1 || phase == 3 ? passes - 1 : 0;
     const uint m = (passes - p0) * RADIX;
     const uint per = (m + get_local_size(0) - 1) / get_local_size(0);
     idx_t own = 0;
@@ -413,7 +423,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
      * ended in a segmentation fault there). Harmless while they all write the same
      * words: this part must not change what it reads (constant_digit). */
     if (lid == 0) {
-        if (phase == 1) {
+        if (phase == 1 || phase == 3) {
             /* a bit varies if some image has it set and some has it clear */
             ulong varying = ((ulong)bitwords[1] << 32 | bitwords[0]) &
                             ((ulong)bitwords[3] << 32 | bitwords[2]);
@@ -434,7 +444,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         if (copy_first)
             active = 2;
         idx_t most = msd_max + 1;
-        if (msd_max > 0 && active >= 3 && (phase != 1 || top == passes - 1)) {
+        const uint first = phase == 1 || phase == 3; /* the top pass alone counted */
+        if (msd_max > 0 && active >= 3 && (!first || top == passes - 1)) {
             most = 0;
             for (uint d = 0; d < RADIX; d++) {
                 idx_t t = 0;
@@ -443,8 +454,9 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 most = max(most, t);
             }
         }
-        state[ST_PENDING] = phase == 1 && most > msd_max;
+        state[ST_PENDING] = first && most > msd_max;
         state[ST_MSD] = most <= msd_max ? top + 1 : 0;
+        state[ST_TILED] = phase == 3 && bitwords[4] && most <= msd_max && top == passes - 1;
         if (state[ST_PENDING]) {
             /* phase 2 decides, with every pass counted */
         } else if (most <= msd_max) {

@@ -147,7 +147,7 @@ inline uint clsort_launch_pass(global const uint *state, uint pass_arg, uint *pa
     uint kind = PASS_LSD;
     *pass = pass_arg;
     if (pass_arg == MSD_LAUNCH) {
-        if (!state[ST_MSD])
+        if (!state[ST_MSD] || state[ST_TILED]) /* the tile pass has done it */
             return 0;
         *pass = state[ST_MSD] - 1;
         kind = PASS_MSD;
@@ -1018,6 +1018,145 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
 /* built where keys have three in-bucket digits or more */
 #define IN_CAN_SPLIT (CLSORT_IN_SPLIT > 0 && IN_MAX_PASSES >= 3)
 
+/* MSD order from tiles (the CPU shape on x86-64 through clang, tuning
+ * tile_min): the top pass without the upfront count. Each tile sorts its
+ * keys by the top digit in local memory and streams them back to A in its
+ * own place, whole lines in order; it adds its counts to the top pass's row
+ * of counts, notes the bits that vary, and keeps where each digit starts in
+ * the tile (a row of RADIX words of the table). The plan (phase 3) makes
+ * the buckets' bases from the counts; bucket d's keys then lie in A as one
+ * run per tile, which clsort_radix_buckets reads tile by tile. Sorting by
+ * the top digit before the keys are counted pays only where that digit
+ * spreads them into buckets the plan accepts: clsort_radix_sample first
+ * counts 4096 keys spread over the input, and lets the tile pass run only
+ * where their digits promise that; where the plan then refuses all the
+ * same, the upfront count and the plans run as without tiles (the tile
+ * pass's work is lost, the input untouched). Built where the buckets have
+ * the streamed route through local memory (HAVE_NT, CLSORT_IN_LOCAL). */
+#if HAVE_NT && CLSORT_IN_LOCAL && defined(CLSORT_TILED) && CLSORT_TILED
+#define TILED_OK 1
+#else
+#define TILED_OK 0
+#endif
+#define TILE_SAMPLES 4096u
+
+/* The flag (scratch + flag_off) = 1 where the tile pass should run: the
+ * samples ku[i n / TILE_SAMPLES] put no more than msd_max * TILE_SAMPLES / n
+ * of them in one digit of pass (the top pass; the plan's bound, estimated).
+ * One work-item. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pass,
+                         uint begin_bit, uint end_bit, uint descending, idx_t msd_max,
+                         global uint *scratch, ulong flag_off)
+{
+    uint go = 0;
+#if TILED_OK
+    if (n >= CLSORT_NT_MIN && n >= TILE_SAMPLES && n <= 0xffffffffu && msd_max > 0) {
+        const uint shift = clsort_pass_shift(begin_bit, pass);
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+        const uint flip = descending ? mask : 0u;
+        uint h[RADIX];
+        for (uint d = 0; d < RADIX; d++)
+            h[d] = 0;
+        ku += ku_off;
+        KEY_T any = 0, anyc = 0;
+        for (uint i = 0; i < TILE_SAMPLES; i++) {
+            const KEY_T k = ku[(ulong)i * n / TILE_SAMPLES];
+            clsort_note_bits(k, &any, &anyc);
+            h[DIGIT_OF(k, shift, mask, flip)]++;
+        }
+        uint most = 0;
+        for (uint d = 0; d < RADIX; d++)
+            most = max(most, h[d]);
+        /* and three passes or more whose digits vary in the sample, as
+         * the plan's MSD order needs */
+        uint active = 0;
+        for (uint p = 0; p <= pass; p++)
+            active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
+                       (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
+        go = active >= 3 && (ulong)most * n <= (ulong)msd_max * TILE_SAMPLES;
+    }
+#endif
+    scratch[flag_off] = go;
+}
+
+/* The tile pass (see above) by the digit of pass (the top pass): does
+ * nothing unless the flag (scratch + flag_off; the word after it hands out
+ * the tiles, zero before). Counts go to counts + counts_off (the top pass's
+ * row), the bits to scratch + bits_off, the table's rows to scratch +
+ * table_off. One work-item per group, as many groups as tiles; gen:
+ * argsort's values are the indices. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_tiles(global const KEY_T *ku, ulong ku_off, global KEY_T *ka,
+                        global const VAL_T *vu, ulong vu_off, global VAL_T *va, uint len,
+                        uint pass, uint begin_bit, uint end_bit, uint descending, uint gen,
+                        global uint *counts, ulong counts_off, global uint *scratch,
+                        ulong flag_off, ulong bits_off, ulong table_off)
+{
+#if TILED_OK
+    local os_mem m;
+    global uint *flag = scratch + flag_off;
+    if (!flag[0])
+        return;
+    /* tiles taken at run time, as the buckets are (see there) */
+    const uint tile = atomic_inc(&flag[1]);
+    const uint t0 = tile * (uint)OS_TILE;
+    if (t0 >= len)
+        return;
+    const uint cnt = min((uint)OS_TILE, len - t0);
+    const uint shift = clsort_pass_shift(begin_bit, pass);
+    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+    const uint flip = descending ? mask : 0u;
+    const global KEY_T *src = ku + ku_off + t0;
+    uint h[RADIX];
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    KEY_T any = 0, anyc = 0;
+    for (uint i = 0; i < cnt; i++) {
+        const KEY_T k = src[i];
+        clsort_note_bits(k, &any, &anyc);
+        h[DIGIT_OF(k, shift, mask, flip)]++;
+    }
+    global uint *bw = scratch + bits_off;
+    for (uint d = 0; d < RADIX; d++)
+        if (h[d])
+            atomic_add(&counts[counts_off + d], h[d]);
+    if ((uint)any)
+        atomic_or(&bw[0], (uint)any);
+    if ((uint)anyc)
+        atomic_or(&bw[2], (uint)anyc);
+#if CLSORT_KEY_BYTES == 8
+    if ((uint)(any >> 32))
+        atomic_or(&bw[1], (uint)(any >> 32));
+    if ((uint)(anyc >> 32))
+        atomic_or(&bw[3], (uint)(anyc >> 32));
+#endif
+    global uint *row = scratch + table_off + (ulong)tile * RADIX;
+    uint at[RADIX], acc = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        at[d] = acc;
+        row[d] = acc;
+        acc += h[d];
+    }
+#if HAVE_VALUES
+    const global VAL_T *vsrc = vu + vu_off + t0;
+#endif
+    for (uint i = 0; i < cnt; i++) {
+        const KEY_T k = src[i];
+        const uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
+        m.stage_k[s] = k;
+#if HAVE_VALUES
+        m.stage_v[s] = GEN_VALUE(gen, t0 + i, vsrc[i]);
+#endif
+    }
+    NT_COPY(KEY_T, ka + t0, m.stage_k, cnt);
+#if HAVE_VALUES
+    NT_COPY(VAL_T, va + t0, m.stage_v, cnt);
+#endif
+    clsort_nt_fence();
+#endif
+}
+
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
  * bucket by the bits below that digit, alone and in LSD order: one read
@@ -1033,7 +1172,8 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
                           idx_t n, uint begin_bit, uint descending, global const uint *state,
-                          global const idx_t *bases, global uint *next, ulong next_off)
+                          global const idx_t *bases, global uint *next, ulong next_off,
+                          ulong table_off)
 {
     if (!state[ST_MSD])
         return;
@@ -1052,6 +1192,36 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         return;
     ku += ku_off;
     vu += vu_off;
+#if TILED_OK
+    /* MSD order from tiles (see clsort_radix_tiles): the bucket's keys lie
+     * in A as one run per tile, tile t's run [R0, R1) */
+    const bool tiled = state[ST_TILED] != 0;
+    const global uint *tab = next + table_off;
+    const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
+#define IN_TILE_RUN(t, R0, R1)                                                               \
+    {                                                                                        \
+        const ulong o_ = (ulong)(t) * OS_TILE;                                               \
+        R0 = o_ + tab[(ulong)(t) * RADIX + d];                                               \
+        R1 = d + 1 < RADIX ? o_ + tab[(ulong)(t) * RADIX + d + 1]                          \
+                           : min(o_ + OS_TILE, (ulong)n);                                    \
+    }
+/* Runs of 1 KB and less (u32 keys at 32M), each in another place: no
+ * stream for the prefetchers to follow. Each run's lines are fetched
+ * TILE_AHEAD runs before they are read (PoCL's clang: __builtin_prefetch). */
+#ifndef CLSORT_TILE_AHEAD
+#define CLSORT_TILE_AHEAD 16u
+#endif
+#define TILE_AHEAD CLSORT_TILE_AHEAD
+#define IN_PREFETCH_RUN(P, t)                                                                    \
+    if ((t) < tiles) {                                                                           \
+        ulong p0_, p1_;                                                                          \
+        IN_TILE_RUN(t, p0_, p1_)                                                                 \
+        for (ulong a_ = p0_; a_ < p1_; a_ += 64 / sizeof(*(P)))                                  \
+            __builtin_prefetch((P) + a_);                                                        \
+        if (p1_ > p0_)                                                                           \
+            __builtin_prefetch((P) + p1_ - 1);                                                   \
+    }
+#endif
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
     const uint rb = hi - lo < 2 * RADIX ? IN_MIN_BITS : CLSORT_RADIX_BITS;
     const uint rr = 1u << rb;
@@ -1064,6 +1234,56 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #define IN_MASK(j) ((1u << min(rb, bits - (j) * rb)) - 1u)
     const KEY_T low_mask = (KEY_T)(((KEY_T)1 << bits) - 1u);
     KEY_T any = 0, all = low_mask;
+/* in-bucket digit j's shift, mask and flip (s<j>, m<j>, f<j>), and its
+ * count of `key` into h[j rr ...] */
+#define IN_DIGIT(j) const uint s##j = IN_SHIFT(j), m##j = IN_MASK(j), f##j = descending ? m##j : 0u
+#define IN_COUNT(j) h[(j) * rr + DIGIT_OF(key, s##j, m##j, f##j)]++
+    uint vary = 0; /* bit j: in-bucket digit j varies */
+#if TILED_OK
+    if (tiled) {
+        /* run by run; a digit varies unless one of its values has every key */
+        for (uint t = 0; t < tiles; t++) {
+            ulong r0, r1;
+            IN_TILE_RUN(t, r0, r1)
+            IN_PREFETCH_RUN(ka, t + TILE_AHEAD)
+            if (np == 3) {
+                IN_DIGIT(0);
+                IN_DIGIT(1);
+                IN_DIGIT(2);
+                for (ulong i = r0; i < r1; i++) {
+                    const KEY_T key = ka[i];
+                    IN_COUNT(0);
+                    IN_COUNT(1);
+                    IN_COUNT(2);
+                }
+            } else if (np == 2) {
+                IN_DIGIT(0);
+                IN_DIGIT(1);
+                for (ulong i = r0; i < r1; i++) {
+                    const KEY_T key = ka[i];
+                    IN_COUNT(0);
+                    IN_COUNT(1);
+                }
+            } else {
+                for (uint j = 0; j < np; j++) {
+                    uint *hj = h + j * rr;
+                    const uint shift = IN_SHIFT(j), mask = IN_MASK(j),
+                               flip = descending ? mask : 0u;
+                    for (ulong i = r0; i < r1; i++)
+                        hj[DIGIT_OF(ka[i], shift, mask, flip)]++;
+                }
+            }
+        }
+        for (uint j = 0; j < np; j++) {
+            uint most = 0;
+            for (uint e = 0; e <= IN_MASK(j); e++)
+                most = max(most, h[j * rr + e]);
+            if (most < hi - lo)
+                vary |= 1u << j;
+        }
+    } else
+#endif
+    {
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
         for (ulong i = b0; i < b1; i++) {
@@ -1071,10 +1291,6 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             any |= low;
             all &= low;
         }
-/* in-bucket digit j's shift, mask and flip (s<j>, m<j>, f<j>), and its
- * count of `key` into h[j rr ...] */
-#define IN_DIGIT(j) const uint s##j = IN_SHIFT(j), m##j = IN_MASK(j), f##j = descending ? m##j : 0u
-#define IN_COUNT(j) h[(j) * rr + DIGIT_OF(key, s##j, m##j, f##j)]++
         if (np == 2) { /* both digits from one read of each key */
             IN_DIGIT(0);
             IN_DIGIT(1);
@@ -1097,8 +1313,6 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                 IN_COUNT(2);
             }
 #endif
-#undef IN_COUNT
-#undef IN_DIGIT
         } else {
             for (uint j = 0; j < np; j++) {
                 uint *hj = h + j * rr;
@@ -1108,12 +1322,44 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             }
         }
     }
+    for (uint j = 0; j < np; j++)
+        if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
+            vary |= 1u << j;
+    }
+#undef IN_COUNT
+#undef IN_DIGIT
     /* the passes whose digit varies inside the bucket */
     uint pass_of[IN_MAX_PASSES], k = 0;
     for (uint j = 0; j < np; j++)
-        if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
+        if ((vary >> j) & 1u)
             pass_of[k++] = j;
+#if TILED_OK
+#if HAVE_VALUES
+#define IN_GATHER_VALUE(GV) GV[o] = va[i];
+#else
+#define IN_GATHER_VALUE(GV)
+#endif
+    /* the bucket's runs, tile by tile, to GK[lo, hi) (and GV) */
+#define IN_GATHER(GK, GV)                                                                    \
+    {                                                                                        \
+        idx_t o = lo;                                                                        \
+        for (uint t = 0; t < tiles; t++) {                                                   \
+            ulong r0, r1;                                                                    \
+            IN_TILE_RUN(t, r0, r1)                                                           \
+            for (ulong i = r0; i < r1; i++, o++) {                                           \
+                GK[o] = ka[i];                                                               \
+                IN_GATHER_VALUE(GV)                                                          \
+            }                                                                                \
+        }                                                                                    \
+    }
+#endif
     if (k == 0) { /* every key of the bucket is the same: A -> U */
+#if TILED_OK
+        if (tiled) {
+            IN_GATHER(ku, vu)
+            return;
+        }
+#endif
         for (idx_t i = lo; i < hi; i++) {
             ku[i] = ka[i];
 #if HAVE_VALUES
@@ -1209,6 +1455,27 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #define IN_TOUCH_VALUES(DV)
 #endif
 #if HAVE_NT && CLSORT_IN_LOCAL
+    /* the first pass's scatter: from A[lo, hi), or from the tiles' runs */
+#if TILED_OK
+#if HAVE_VALUES /* the values are read first here, the keys by the count */
+#define IN_PREFETCH_VALUES(t) IN_PREFETCH_RUN(va, t)
+#else
+#define IN_PREFETCH_VALUES(t)
+#endif
+#define IN_SCATTER_FIRST(DK, DV, C, SH, MA, FL)                                                  \
+    if (tiled) {                                                                                 \
+        for (uint t = 0; t < tiles; t++) {                                                       \
+            ulong r0, r1;                                                                        \
+            IN_TILE_RUN(t, r0, r1)                                                               \
+            IN_PREFETCH_VALUES(t + TILE_AHEAD)                                                   \
+            IN_SCATTER_BY((ka + r0), DK, (va + r0), DV, (idx_t)(r1 - r0), C, SH, MA, FL)         \
+        }                                                                                        \
+    } else {                                                                                     \
+        IN_SCATTER_BY(ak, DK, av, DV, m, C, SH, MA, FL)                                          \
+    }
+#else
+#define IN_SCATTER_FIRST(DK, DV, C, SH, MA, FL) IN_SCATTER_BY(ak, DK, av, DV, m, C, SH, MA, FL)
+#endif
     /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
      * halves of local memory, X and Y, which stay in cache, and then the
      * sorted bucket copied out to U by streaming stores, so that U's lines
@@ -1244,7 +1511,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #if IN_CAN_SPLIT
             if (split) {
                 IN_SPLIT_DIGITS
-                IN_SCATTER_BY(ak, xk, av, xv, m, pos, st, mt, ft)
+                IN_SCATTER_FIRST(xk, xv, pos, st, mt, ft)
                 uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket */
                 idx_t start = 0;
                 for (uint e = 0; e <= mt; e++) {
@@ -1273,7 +1540,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                     lastv = (a & 1u) ? xv : yv;
 #endif
                     if (a == 1) {
-                        IN_SCATTER_BY(ak, xk, av, xv, m, pos, shift, mask, flip)
+                        IN_SCATTER_FIRST(xk, xv, pos, shift, mask, flip)
                     } else if (a & 1u) {
                         IN_SCATTER_BY(yk, xk, yv, xv, m, pos, shift, mask, flip)
                     } else {
@@ -1289,6 +1556,26 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
             return;
         }
     }
+#undef IN_SCATTER_FIRST
+#endif
+#if TILED_OK
+    /* A bucket of the tiles that the route above does not take (it does
+     * not fit local memory): gathered in order to where the routes below
+     * then read it as from A: to B where they take an odd number of passes
+     * (A -> U -> X -> U: B, their X, is read before it is written), else to
+     * U (A -> X -> U). */
+    if (tiled) {
+        global KEY_T *gk = (k & 1u) ? kb : ku;
+        global VAL_T *gv = (k & 1u) ? vb : vu;
+        IN_GATHER(gk, gv)
+        ka = gk;
+        va = gv;
+    }
+#undef IN_GATHER
+#undef IN_GATHER_VALUE
+#undef IN_PREFETCH_VALUES
+#undef IN_PREFETCH_RUN
+#undef IN_TILE_RUN
 #endif
 #if IN_CAN_SPLIT
     /* A large bucket of three passes (32-bit keys in 8-bit rows): one pass
