@@ -70,8 +70,9 @@
  *                pairs 32M 63.6 -> 56.0 ms, faster in 7 of 8; u32 32M
  *                41.5 -> 40.6 and 8M within noise. Xeon-2 (8-bit rows):
  *                u32 32M 145 -> 129-133 ms, pairs 216-225 -> 186-195
- *   tile_min     the CPU shape on x86-64 in MSD order (with nt_min): sorts
- *                whose keys and values take at least this many bytes, and
+ *   tile_min     the CPU shape on x86-64 in MSD order (with nt_min), 8-bit
+ *                digits: sorts whose keys and values take at least this
+ *                many bytes, and
  *                whose buckets, were the keys spread evenly, would be sorted
  *                in local memory, sort by the top digit tile by tile with
  *                no upfront count (each tile in its own place, its digit

@@ -489,15 +489,15 @@ void test_radix_tiled(void)
      * upfront count, and each bucket read back run by run from the tiles.
      * 1000-key tiles, so that the sizes here make hundreds of runs per
      * bucket. First the buckets through both halves of local memory and
-     * streamed to U (8-bit digits; split first, bucket_split; 11-bit digits,
-     * two in-bucket passes): keys, pairs of 1-16 bytes and argsort, both
+     * streamed to U (8-bit digits; split first, bucket_split; and 11-bit
+     * digits, which the host sorts without tiles): keys, pairs of 1-16 bytes and argsort, both
      * orders, a bit window that leaves two in-bucket passes, signed, float
      * and 64-bit keys, distributions whose sample refuses the tiles (a
      * narrow range: the top digit is one value) and some it accepts. */
     const char *base = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
                        "plan_wg=64,nt_min=1,tile_min=1,";
     const char *shapes[] = {"radix_bits=8,large_min=0", "radix_bits=8,large_min=0,bucket_split=2048",
-                            "radix_bits=11,large_min=0"};
+                            "radix_bits=11,large_min=0"}; /* 11 bits: no tiles (radix.c) */
     static const data_dist dists[] = {DATA_UNIFORM, DATA_SPECIALS, DATA_SORTED,
                                       DATA_FEW_UNIQUE, DATA_REVERSED, DATA_NARROW_16};
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64};
