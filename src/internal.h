@@ -333,6 +333,10 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
 /* Bytes of pool memory the job needs. */
 clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
                                       size_t *bytes);
+/* Tests: 1 where the context's last radix sort took MSD order from tiles
+ * (clsort_radix_tiles: the plan's ST_TILED word, read back; blocks), 0
+ * where not, -1 where there is none to read. */
+int clsort_radix_last_tiled(clsort_context *ctx);
 /* Allocates every pool slot the job needs (and the records' slots). */
 clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
                                    size_t records_bytes, size_t perm_bytes);

@@ -334,6 +334,16 @@ static size_t shape_bytes(const radix_shape *s)
     return s->algorithm == CLSORT_ALGORITHM_ONESWEEP ? b + sync_words(s) * 4 : b;
 }
 
+int clsort_radix_last_tiled(clsort_context *ctx)
+{
+    cl_uint w = 0; /* ST_TILED: word 5 of the state (radix.cl) */
+    if (!ctx || !ctx->pool[CLSORT_SLOT_STATE] ||
+        clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, 5 * sizeof w,
+                            sizeof w, &w, 0, NULL, NULL) != CL_SUCCESS)
+        return -1;
+    return w != 0;
+}
+
 clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
                                       size_t *bytes)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* clsort_radix_last_tiled */
 #include "sortcheck.h"
 
 static sort_case make(clsort_type t, data_dist d, size_t n, check_mode m)
@@ -482,6 +483,34 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
     return ok;
 }
 
+/* Whether radix_tiled's device must take the tiles where the sample and
+ * the plan accept them: PoCL on this (x86-64) host, whose kernel compiler
+ * is clang (else the kernels are built without them). */
+static bool tiles_built(void)
+{
+#if defined(__x86_64__)
+    clsort_context *probe = test_context(NULL);
+    clsort_device_info info;
+    bool pocl = probe && clsort_context_device_info(probe, &info) == CLSORT_SUCCESS &&
+                info.is_cpu && strstr(info.platform_name, "Portable Computing Language");
+    if (probe)
+        clsort_context_release(probe);
+    return pocl;
+#else
+    return false;
+#endif
+}
+
+/* The route the last sort took against the one expected (1: the tiles, 0:
+ * not, -1: either). */
+static bool tiled_as_expected(clsort_context *ctx, int want, const char *spec, const char *what)
+{
+    const int got = clsort_radix_last_tiled(ctx);
+    CHECK(want < 0 || got == want, "%s, %s: %s the tiles", spec, what,
+          got == 1 ? "took" : "did not take");
+    return want < 0 || got == want;
+}
+
 void test_radix_tiled(void)
 {
     /* MSD order from tiles (tile_min; x86-64 through clang only, else the
@@ -490,21 +519,28 @@ void test_radix_tiled(void)
      * 1000-key tiles, so that the sizes here make hundreds of runs per
      * bucket. First the buckets through both halves of local memory and
      * streamed to U (8-bit digits; split first, bucket_split; and 11-bit
-     * digits, which the host sorts without tiles): keys, pairs of 1-16 bytes and argsort, both
-     * orders, a bit window that leaves two in-bucket passes, signed, float
-     * and 64-bit keys, distributions whose sample refuses the tiles (a
-     * narrow range: the top digit is one value) and some it accepts. */
+     * digits, which the host sorts without tiles): keys, pairs of 1-16
+     * bytes and argsort (32- and 64-bit indices), both orders, bit windows
+     * that leave two in-bucket passes or start above bit 0, signed, float
+     * and 64-bit keys, the host-array and the device-buffer API (with
+     * offsets), distributions whose sample refuses the tiles (a narrow
+     * range: the top digit is one value) and some it accepts, one after
+     * the other on one context. On PoCL on x86-64 each sort's route is
+     * checked: uniform and special values take the tiles, the narrow range
+     * and 11-bit digits do not. */
     const char *base = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
                        "plan_wg=64,nt_min=1,tile_min=1,";
     const char *shapes[] = {"radix_bits=8,large_min=0", "radix_bits=8,large_min=0,bucket_split=2048",
                             "radix_bits=11,large_min=0"}; /* 11 bits: no tiles (radix.c) */
     static const data_dist dists[] = {DATA_UNIFORM, DATA_SPECIALS, DATA_SORTED,
                                       DATA_FEW_UNIQUE, DATA_REVERSED, DATA_NARROW_16};
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
+                                        CLSORT_U64, CLSORT_I64, CLSORT_F64};
     static const size_t vbytes[] = {4, 8, 1, 16, 2};
     static const size_t sizes[] = {65537, 300007};
     if (!test_on_cpu())
         return; /* the CPU shape's route (on a GPU the same as radix_bucket_split) */
+    const bool built = tiles_built();
     char spec[512];
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         snprintf(spec, sizeof spec, "%s%s", base, shapes[si]);
@@ -515,29 +551,55 @@ void test_radix_tiled(void)
         for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++)
             for (size_t d = 0; ok && d < sizeof dists / sizeof dists[0]; d++) {
                 const size_t v = si * 12 + i * 6 + d;
-                const clsort_type t = types[(d + si) % 4];
+                const clsort_type t = types[(d + si + i) % 6];
+                const bool wide = t == CLSORT_U64 || t == CLSORT_I64 || t == CLSORT_F64;
                 sort_case c = make(t, dists[d], sizes[i],
                                    v % 3 == 0 ? CHECK_KEYS
                                               : (v % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
                 c.value_size = vbytes[v % 5];
+                c.index_type = v % 2 ? CLSORT_U64 : CLSORT_U32;
                 c.opt.descending = (v / 3) % 2;
-                if (d == 3 && t != CLSORT_U64) /* bits [0, 24): two in-bucket passes */
+                if (d == 3 && !wide) /* bits [0, 24): two in-bucket passes */
                     c.opt.end_bit = 24;
-                ok = sort_and_check(ctx, &c, spec);
+                if (d == 4) /* bits [5, end): the digits start above bit 0 */
+                    c.opt.begin_bit = 5;
+                ok = v % 4 == 1 ? sort_and_check_buffer(ctx, &c, 7, spec)
+                                : sort_and_check(ctx, &c, spec);
+                /* uniform keys and special values spread over the top
+                 * digit: the tiles; a narrow range, 11-bit digits: not */
+                const int want = !built ? -1
+                                 : si == 2 || dists[d] == DATA_NARROW_16
+                                     ? 0
+                                     : (dists[d] == DATA_UNIFORM || dists[d] == DATA_SPECIALS ? 1
+                                                                                              : -1);
+                ok = ok && tiled_as_expected(ctx, want, spec, data_dist_name(dists[d]));
             }
         clsort_context_release(ctx);
         if (!ok)
             return;
     }
+    /* The PoCL row's own 64K-key tiles (16 of them), u32 keys and pairs. */
+    clsort_context *ctx = test_context("nt_min=1,tile_min=1,radix_bits=8,large_min=0");
+    if (!ctx)
+        return;
+    for (int m = 0; m < 2; m++) {
+        sort_case c = make(CLSORT_U32, DATA_UNIFORM, 1048573, m ? CHECK_PAIRS : CHECK_KEYS);
+        if (!sort_and_check(ctx, &c, "64K-key tiles") ||
+            !tiled_as_expected(ctx, built ? 1 : -1, "64K-key tiles", "uniform")) {
+            clsort_context_release(ctx);
+            return;
+        }
+    }
+    clsort_context_release(ctx);
     /* Buckets too large for local memory (bucket_local=2048: 512 keys, 256
      * pairs; the host takes the tiles only where an even spread would fit:
      * these sizes): keys the sample finds spread over the top digit while
      * the others share 64 of its values (buckets of 512 keys and more,
-     * which the sample does not see). Gathered from the
-     * tiles to B for three in-bucket passes (32-bit keys), to U for two
-     * (bits [0, 24)); and with one value of the top digit, where the plan
-     * refuses MSD order by it after the tile pass, so that the sort starts
-     * again from the input (counted, planned, in LSD order). */
+     * which the sample does not see). Gathered from the tiles to B for
+     * three in-bucket passes (32-bit keys), to U for two (bits [0, 24));
+     * and with one value of the top digit, where the plan refuses MSD order
+     * by it after the tile pass, so that the sort starts again from the
+     * input (counted, planned, in LSD order). */
     static const struct {
         const char *shape;
         size_t n;
@@ -547,13 +609,15 @@ void test_radix_tiled(void)
                    {"radix_bits=8,large_min=0", 200003, 24, 1, 32}};
     for (size_t a = 0; a < sizeof against / sizeof against[0]; a++) {
         snprintf(spec, sizeof spec, "%s%s", base, against[a].shape);
-        clsort_context *ctx = test_context(spec);
+        ctx = test_context(spec);
         if (!ctx)
             return;
         bool ok = true;
         for (int m = 0; ok && m < 2; m++)
             ok = tiled_against_sample(ctx, spec, against[a].n, against[a].top_shift,
-                                      against[a].tops, against[a].end_bit, m == 0, m);
+                                      against[a].tops, against[a].end_bit, m == 0, m) &&
+                 tiled_as_expected(ctx, built ? against[a].tops > 1 : -1, spec,
+                                   against[a].tops > 1 ? "64 top digits" : "one top digit");
         clsort_context_release(ctx);
         if (!ok)
             return;
