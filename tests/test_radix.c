@@ -431,10 +431,11 @@ void test_radix_bucket_split(void)
  * keys, keys[i n / 4096] (clsort_radix_sample), are random, every other key
  * takes one of `tops` values of the top digit (bits from top_shift up) with
  * random bits below. Sorted by bits [0, end_bit) as pairs whose values are
- * the indices (or as keys alone) and checked against the stable order. */
+ * the indices (or as keys alone) and checked against the stable order.
+ * *most: the most keys of one value of the top digit. */
 static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n,
                                  unsigned top_shift, unsigned tops, unsigned end_bit, bool pairs,
-                                 int descending)
+                                 int descending, size_t *most)
 {
     uint32_t *k = malloc(n * sizeof *k), *val = malloc(n * sizeof *val),
              *k0 = malloc(n * sizeof *k0);
@@ -455,6 +456,13 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
             k[(uint64_t)i * n / 4096] = (uint32_t)(x >> 32);
         }
         memcpy(k0, k, n * sizeof *k);
+        static size_t count[256];
+        memset(count, 0, sizeof count);
+        *most = 0;
+        for (size_t i = 0; i < n; i++) {
+            const size_t c = ++count[(k[i] >> (end_bit - 8)) & 255u];
+            *most = c > *most ? c : *most;
+        }
         clsort_options o;
         memset(&o, 0, sizeof o);
         o.descending = descending;
@@ -483,10 +491,11 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
     return ok;
 }
 
-/* Whether radix_tiled's device must take the tiles where the sample and
- * the plan accept them: PoCL on this (x86-64) host, whose kernel compiler
- * is clang (else the kernels are built without them). */
-static bool tiles_built(void)
+/* The compute units of radix_tiled's device where it must take the tiles
+ * when the sample and the plan accept them: PoCL on this (x86-64) host,
+ * whose kernel compiler is clang (else the kernels are built without
+ * them); else 0. */
+static unsigned tiles_built(void)
 {
 #if defined(__x86_64__)
     clsort_context *probe = test_context(NULL);
@@ -495,9 +504,9 @@ static bool tiles_built(void)
                 info.is_cpu && strstr(info.platform_name, "Portable Computing Language");
     if (probe)
         clsort_context_release(probe);
-    return pocl;
+    return pocl ? (info.compute_units ? info.compute_units : 1u) : 0u;
 #else
-    return false;
+    return 0;
 #endif
 }
 
@@ -540,7 +549,11 @@ void test_radix_tiled(void)
     static const size_t sizes[] = {65537, 300007};
     if (!test_on_cpu())
         return; /* the CPU shape's route (on a GPU the same as radix_bucket_split) */
-    const bool built = tiles_built();
+    /* the plan takes MSD order where no bucket has more than n / (4 compute
+     * units) keys: uniform keys in 256 buckets surely up to 32 units (65537
+     * keys: about 256 a bucket, the bound 512) */
+    const unsigned units = tiles_built();
+    const bool built = units > 0, spread = built && units <= 32;
     char spec[512];
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
         snprintf(spec, sizeof spec, "%s%s", base, shapes[si]);
@@ -570,8 +583,10 @@ void test_radix_tiled(void)
                 const int want = !built ? -1
                                  : si == 2 || dists[d] == DATA_NARROW_16
                                      ? 0
-                                     : (dists[d] == DATA_UNIFORM || dists[d] == DATA_SPECIALS ? 1
-                                                                                              : -1);
+                                     : (spread && (dists[d] == DATA_UNIFORM ||
+                                                   dists[d] == DATA_SPECIALS)
+                                            ? 1
+                                            : -1);
                 ok = ok && tiled_as_expected(ctx, want, spec, data_dist_name(dists[d]));
             }
         clsort_context_release(ctx);
@@ -585,7 +600,7 @@ void test_radix_tiled(void)
     for (int m = 0; m < 2; m++) {
         sort_case c = make(CLSORT_U32, DATA_UNIFORM, 1048573, m ? CHECK_PAIRS : CHECK_KEYS);
         if (!sort_and_check(ctx, &c, "64K-key tiles") ||
-            !tiled_as_expected(ctx, built ? 1 : -1, "64K-key tiles", "uniform")) {
+            !tiled_as_expected(ctx, spread ? 1 : -1, "64K-key tiles", "uniform")) {
             clsort_context_release(ctx);
             return;
         }
@@ -594,18 +609,19 @@ void test_radix_tiled(void)
     /* Buckets too large for local memory (bucket_local=2048: 512 keys, 256
      * pairs; the host takes the tiles only where an even spread would fit:
      * these sizes): keys the sample finds spread over the top digit while
-     * the others share 64 of its values (buckets of 512 keys and more,
-     * which the sample does not see). Gathered from the tiles to B for
-     * three in-bucket passes (32-bit keys), to U for two (bits [0, 24));
-     * and with one value of the top digit, where the plan refuses MSD order
-     * by it after the tile pass, so that the sort starts again from the
-     * input (counted, planned, in LSD order). */
+     * the others share 96 of its values (buckets of about 350 keys, which
+     * the sample does not see). Gathered from the tiles to B for three
+     * in-bucket passes (32-bit keys), to U for two (bits [0, 24)), where
+     * the plan takes MSD order (up to 23 compute units); and with one value
+     * of the top digit, where the plan refuses MSD order by it after the
+     * tile pass, so that the sort starts again from the input (counted,
+     * planned, in LSD order). */
     static const struct {
         const char *shape;
         size_t n;
         unsigned top_shift, tops, end_bit;
-    } against[] = {{"radix_bits=8,large_min=0,bucket_local=2048", 32768, 24, 64, 32},
-                   {"radix_bits=8,large_min=0,bucket_local=2048", 32768, 16, 64, 24},
+    } against[] = {{"radix_bits=8,large_min=0,bucket_local=2048", 32768, 24, 96, 32},
+                   {"radix_bits=8,large_min=0,bucket_local=2048", 32768, 16, 96, 24},
                    {"radix_bits=8,large_min=0", 200003, 24, 1, 32}};
     for (size_t a = 0; a < sizeof against / sizeof against[0]; a++) {
         snprintf(spec, sizeof spec, "%s%s", base, against[a].shape);
@@ -613,11 +629,15 @@ void test_radix_tiled(void)
         if (!ctx)
             return;
         bool ok = true;
-        for (int m = 0; ok && m < 2; m++)
+        for (int m = 0; ok && m < 2; m++) {
+            size_t most = 0;
             ok = tiled_against_sample(ctx, spec, against[a].n, against[a].top_shift,
-                                      against[a].tops, against[a].end_bit, m == 0, m) &&
-                 tiled_as_expected(ctx, built ? against[a].tops > 1 : -1, spec,
-                                   against[a].tops > 1 ? "64 top digits" : "one top digit");
+                                      against[a].tops, against[a].end_bit, m == 0, m, &most);
+            /* the plan's bound, n / (4 compute units) */
+            const int want = !built ? -1 : most <= against[a].n / (4 * (size_t)units);
+            ok = ok && tiled_as_expected(ctx, want, spec,
+                                         against[a].tops > 1 ? "96 top digits" : "one top digit");
+        }
         clsort_context_release(ctx);
         if (!ok)
             return;
