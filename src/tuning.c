@@ -169,15 +169,21 @@ typedef struct tuning_row {
 
 #define ONESWEEP CLSORT_ALGORITHM_ONESWEEP
 #define CLASSIC CLSORT_ALGORITHM_CLASSIC
-/* The PoCL rows' shape; LARGE_MIN: see large_bits */
+/* The PoCL rows' shape; LARGE_MIN: see large_bits. The plan in one
+ * work-item (plan_wg 1): PoCL 5 on the 16-core Xeon planned u8 sorts of one
+ * pass with 64 work-items as if the pass were constant (the flag that the
+ * work-items set in local memory read back set where no digit held every
+ * key: 5 in 10 sorts of 65537 keys came back unsorted, even on one thread,
+ * and none with -cl-opt-disable, plan_wg 1 or no pass skipping; PoCL 3.1
+ * never did it); one work-item plans 1024-6144 digit counts in microseconds */
 #define POCL_CPU_ROW(LARGE_MIN)                                                               \
     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
-     .hist_groups = 2, .plan_wg = 64, .skip_min = 0, .small_max = 0, .prologue_max = 0,       \
+     .hist_groups = 2, .plan_wg = 1, .skip_min = 0, .small_max = 0, .prologue_max = 0,        \
      .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16,             \
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN), \
-     .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27,       \
+     .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27,                \
      .tile_min = 1u << 27}
 static const tuning_row table[] = {
     {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs, persistent work-groups for 8-byte keys alone (H100, H200, measured)", 1,
