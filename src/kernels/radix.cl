@@ -262,6 +262,23 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #endif
 }
 
+/* ORs the bits noted (clsort_note_bits: any, anyc) into the four bit words
+ * (low words of the images' OR and of their complements' OR at 0 and 2,
+ * high words of 8-byte keys at 1 and 3) */
+inline void clsort_publish_bits(global uint *bitwords, KEY_T any, KEY_T anyc)
+{
+    if ((uint)any)
+        atomic_or(&bitwords[0], (uint)any);
+    if ((uint)anyc)
+        atomic_or(&bitwords[2], (uint)anyc);
+#if CLSORT_KEY_BYTES == 8
+    if ((uint)(any >> 32))
+        atomic_or(&bitwords[1], (uint)(any >> 32));
+    if ((uint)(anyc >> 32))
+        atomic_or(&bitwords[3], (uint)(anyc >> 32));
+#endif
+}
+
 /* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
  * counts[P][RADIX]; the work-groups sweep the keys round by round
  * (CLSORT_HIST_STRIDE) or take a contiguous chunk each. With want_bits it
@@ -296,18 +313,8 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
     clsort_count_chunk(keys, lo, hi, p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
                        counts, h, &any, &anyc, 0, 1);
 #endif
-    if (want_bits) {
-        if ((uint)any)
-            atomic_or(&bitwords[0], (uint)any);
-        if ((uint)anyc)
-            atomic_or(&bitwords[2], (uint)anyc);
-#if CLSORT_KEY_BYTES == 8
-        if ((uint)(any >> 32))
-            atomic_or(&bitwords[1], (uint)(any >> 32));
-        if ((uint)(anyc >> 32))
-            atomic_or(&bitwords[3], (uint)(anyc >> 32));
-#endif
-    }
+    if (want_bits)
+        clsort_publish_bits(bitwords, any, anyc);
 }
 
 /* clsort_upfront_work at the given offsets; with gated 1 it does nothing

@@ -1117,20 +1117,10 @@ void clsort_radix_tiles(global const KEY_T *ku, ulong ku_off, global KEY_T *ka,
         clsort_note_bits(k, &any, &anyc);
         h[DIGIT_OF(k, shift, mask, flip)]++;
     }
-    global uint *bw = scratch + bits_off;
     for (uint d = 0; d < RADIX; d++)
         if (h[d])
             atomic_add(&counts[counts_off + d], h[d]);
-    if ((uint)any)
-        atomic_or(&bw[0], (uint)any);
-    if ((uint)anyc)
-        atomic_or(&bw[2], (uint)anyc);
-#if CLSORT_KEY_BYTES == 8
-    if ((uint)(any >> 32))
-        atomic_or(&bw[1], (uint)(any >> 32));
-    if ((uint)(anyc >> 32))
-        atomic_or(&bw[3], (uint)(anyc >> 32));
-#endif
+    clsort_publish_bits(scratch + bits_off, any, anyc);
     global uint *row = scratch + table_off + (ulong)tile * RADIX;
     uint at[RADIX], acc = 0;
     for (uint d = 0; d < RADIX; d++) {
@@ -1238,41 +1228,55 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
  * count of `key` into h[j rr ...] */
 #define IN_DIGIT(j) const uint s##j = IN_SHIFT(j), m##j = IN_MASK(j), f##j = descending ? m##j : 0u
 #define IN_COUNT(j) h[(j) * rr + DIGIT_OF(key, s##j, m##j, f##j)]++
+/* the in-bucket digits of ka[R0, R1) counted into h[]: two digits, or
+ * three in 8-bit rows (with wider digits the branch alone slowed the
+ * two-digit loop on PoCL 3.1), from one read of each key; else a loop per
+ * digit */
+#if CLSORT_RADIX_BITS == 8
+#define IN_COUNT_3(R0, R1)                                                                       \
+    else if (np == 3) {                                                                          \
+        IN_DIGIT(0);                                                                             \
+        IN_DIGIT(1);                                                                             \
+        IN_DIGIT(2);                                                                             \
+        for (ulong i = (R0); i < (R1); i++) {                                                    \
+            const KEY_T key = ka[i];                                                             \
+            IN_COUNT(0);                                                                         \
+            IN_COUNT(1);                                                                         \
+            IN_COUNT(2);                                                                         \
+        }                                                                                        \
+    }
+#else
+#define IN_COUNT_3(R0, R1)
+#endif
+#define IN_COUNT_RANGE(R0, R1)                                                                   \
+    if (np == 2) {                                                                               \
+        IN_DIGIT(0);                                                                             \
+        IN_DIGIT(1);                                                                             \
+        for (ulong i = (R0); i < (R1); i++) {                                                    \
+            const KEY_T key = ka[i];                                                             \
+            IN_COUNT(0);                                                                         \
+            IN_COUNT(1);                                                                         \
+        }                                                                                        \
+    }                                                                                            \
+    IN_COUNT_3(R0, R1)                                                                           \
+    else {                                                                                       \
+        for (uint j = 0; j < np; j++) {                                                          \
+            uint *hj = h + j * rr;                                                               \
+            const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;    \
+            for (ulong i = (R0); i < (R1); i++)                                                  \
+                hj[DIGIT_OF(ka[i], shift, mask, flip)]++;                                        \
+        }                                                                                        \
+    }
     uint vary = 0; /* bit j: in-bucket digit j varies */
 #if TILED_OK
     if (tiled) {
-        /* run by run; a digit varies unless one of its values has every key */
+        /* run by run (tiled: 8-bit rows); a digit varies unless one of its
+         * values has every key */
         for (uint t = 0; t < tiles; t++) {
             ulong r0, r1;
             IN_TILE_RUN(t, r0, r1)
             IN_PREFETCH_RUN(ka, t + TILE_AHEAD)
-            if (np == 3) {
-                IN_DIGIT(0);
-                IN_DIGIT(1);
-                IN_DIGIT(2);
-                for (ulong i = r0; i < r1; i++) {
-                    const KEY_T key = ka[i];
-                    IN_COUNT(0);
-                    IN_COUNT(1);
-                    IN_COUNT(2);
-                }
-            } else if (np == 2) {
-                IN_DIGIT(0);
-                IN_DIGIT(1);
-                for (ulong i = r0; i < r1; i++) {
-                    const KEY_T key = ka[i];
-                    IN_COUNT(0);
-                    IN_COUNT(1);
-                }
-            } else {
-                for (uint j = 0; j < np; j++) {
-                    uint *hj = h + j * rr;
-                    const uint shift = IN_SHIFT(j), mask = IN_MASK(j),
-                               flip = descending ? mask : 0u;
-                    for (ulong i = r0; i < r1; i++)
-                        hj[DIGIT_OF(ka[i], shift, mask, flip)]++;
-                }
-            }
+            IN_COUNT_RANGE(r0, r1)
         }
         for (uint j = 0; j < np; j++) {
             uint most = 0;
@@ -1284,48 +1288,21 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     } else
 #endif
     {
-    for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
-        const ulong b1 = min(b0 + 2048, (ulong)hi);
-        for (ulong i = b0; i < b1; i++) {
-            const KEY_T low = (KEY_T)(RADIX_IMAGE(ka[i]) >> begin_bit) & low_mask;
-            any |= low;
-            all &= low;
-        }
-        if (np == 2) { /* both digits from one read of each key */
-            IN_DIGIT(0);
-            IN_DIGIT(1);
+        for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
+            const ulong b1 = min(b0 + 2048, (ulong)hi);
             for (ulong i = b0; i < b1; i++) {
-                const KEY_T key = ka[i];
-                IN_COUNT(0);
-                IN_COUNT(1);
+                const KEY_T low = (KEY_T)(RADIX_IMAGE(ka[i]) >> begin_bit) & low_mask;
+                any |= low;
+                all &= low;
             }
-#if CLSORT_RADIX_BITS == 8
-        } else if (np == 3) { /* the three digits from one read (8-bit rows;
-                               * with wider digits the branch alone slowed
-                               * the np == 2 loop on PoCL 3.1) */
-            IN_DIGIT(0);
-            IN_DIGIT(1);
-            IN_DIGIT(2);
-            for (ulong i = b0; i < b1; i++) {
-                const KEY_T key = ka[i];
-                IN_COUNT(0);
-                IN_COUNT(1);
-                IN_COUNT(2);
-            }
-#endif
-        } else {
-            for (uint j = 0; j < np; j++) {
-                uint *hj = h + j * rr;
-                const uint shift = IN_SHIFT(j), mask = IN_MASK(j), flip = descending ? mask : 0u;
-                for (ulong i = b0; i < b1; i++)
-                    hj[DIGIT_OF(ka[i], shift, mask, flip)]++;
-            }
+            IN_COUNT_RANGE(b0, b1)
         }
+        for (uint j = 0; j < np; j++)
+            if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
+                vary |= 1u << j;
     }
-    for (uint j = 0; j < np; j++)
-        if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
-            vary |= 1u << j;
-    }
+#undef IN_COUNT_RANGE
+#undef IN_COUNT_3
 #undef IN_COUNT
 #undef IN_DIGIT
     /* the passes whose digit varies inside the bucket */
