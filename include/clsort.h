@@ -134,9 +134,16 @@ typedef struct clsort_context_config {
     /* Tuning override, as for clsort_context_set_tuning; NULL: $CLSORT_TUNING
      * if set, else the tuned table. */
     const char *tuning;
+    /* Bytes of device memory the context may use for a sort: the pool and
+     * the device copies of host arrays. 0: $CLSORT_DEVICE_MEMORY if set
+     * (suffixes K, M, G), else the device's global memory. Host arrays
+     * larger than this are sorted in runs that fit and merged on the host;
+     * sorts of device buffers that need more fail with
+     * CLSORT_ERROR_TOO_LARGE. */
+    uint64_t device_memory;
     /* Must be zero. Reserved so the struct can grow without breaking
      * callers. */
-    uint32_t reserved[8];
+    uint32_t reserved[6];
 } clsort_context_config;
 
 /* Creates a context on one device. device selects it:

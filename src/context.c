@@ -134,6 +134,10 @@ clsort_status clsort_query_facts(cl_platform_id platform, cl_device_id device,
         f->vendor = CLSORT_VENDOR_INTEL;
     else
         f->vendor = CLSORT_VENDOR_OTHER;
+    cl_bool unified = CL_FALSE;
+    if (clGetDeviceInfo(device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL) ==
+        CL_SUCCESS)
+        f->host_unified = unified == CL_TRUE;
     f->nv_cc_major = 0;
     if (f->vendor == CLSORT_VENDOR_NVIDIA) { /* cl_nv_device_attribute_query */
         const cl_device_info cc_major_nv = 0x4000; /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */
@@ -251,6 +255,71 @@ static bool config_reserved_zero(const clsort_context_config *c)
 
 /* Settings shared by both ways of creating a context: facts, cache folder,
  * tuning. On failure the message is in ctx. */
+/* A byte count with an optional K, M or G suffix (powers of two); false
+ * when malformed. */
+static bool parse_bytes(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || s[0] == '-')
+        return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (*end != '\0' || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+/* How host arrays travel: the memory cap and $CLSORT_HOST_PATH,
+ * $CLSORT_HOST_THREADS and $CLSORT_HOST_CHUNK (for measurements). */
+static clsort_status host_settings(clsort_context *ctx, const clsort_context_config *cfg)
+{
+    uint64_t cap = cfg ? cfg->device_memory : 0;
+    const char *e = getenv("CLSORT_DEVICE_MEMORY");
+    if (cap == 0 && e && e[0] && !parse_bytes(e, &cap))
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "CLSORT_DEVICE_MEMORY='%s' is not a byte count (e.g. 512M)", e);
+    ctx->mem_cap = cap && cap < ctx->facts.global_mem_bytes ? cap : ctx->facts.global_mem_bytes;
+    ctx->host_path = CLSORT_HOST_AUTO;
+    if ((e = getenv("CLSORT_HOST_PATH")) && e[0]) {
+        static const char *const names[] = {"auto", "copy", "staged", "mapped"};
+        unsigned i = 0;
+        while (i < 4 && strcmp(e, names[i]))
+            i++;
+        if (i == 4)
+            return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "CLSORT_HOST_PATH='%s': expected auto, copy, staged or mapped", e);
+        ctx->host_path = i;
+    }
+    uint64_t v = 0;
+    if ((e = getenv("CLSORT_HOST_THREADS")) && e[0]) {
+        if (!parse_bytes(e, &v) || v < 1 || v > CLSORT_HOST_MAX_THREADS)
+            return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "CLSORT_HOST_THREADS='%s': expected 1 to %d", e,
+                               CLSORT_HOST_MAX_THREADS);
+        ctx->host_threads = (unsigned)v;
+    }
+    if ((e = getenv("CLSORT_HOST_CHUNK")) && e[0]) {
+        if (!parse_bytes(e, &v) || v < 4096 || v > ((uint64_t)1 << 30))
+            return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "CLSORT_HOST_CHUNK='%s': expected 4K to 1G", e);
+        ctx->host_chunk = (size_t)v / 4096 * 4096;
+    }
+    /* below this the driver's own copy of the caller's pages is as fast */
+    ctx->stage_min = (size_t)1 << 20;
+    if (ctx->host_chunk && ctx->host_chunk < ctx->stage_min)
+        ctx->stage_min = ctx->host_chunk;
+    return CLSORT_SUCCESS;
+}
+
 static clsort_status finish_setup(clsort_context *ctx, const clsort_context_config *cfg)
 {
     CLSORT_TRY(clsort_query_facts(ctx->platform, ctx->device, &ctx->facts));
@@ -287,6 +356,7 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
         }
     }
     ctx->tuning = ctx->tuned;
+    CLSORT_TRY(host_settings(ctx, cfg));
     const char *extra = getenv("CLSORT_BUILD_OPTIONS");
     if (extra && extra[0] && !(ctx->extra_options = strdup(extra)))
         return clsort_fail(NULL, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -456,6 +526,7 @@ void clsort_context_release(clsort_context *ctx)
         clFinish(ctx->queue);
     clsort_programs_release(ctx);
     clsort_pool_release(ctx);
+    clsort_stage_release(ctx);
     if (ctx->aux_queue)
         clReleaseCommandQueue(ctx->aux_queue);
     if (ctx->owns_cl) {

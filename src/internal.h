@@ -27,6 +27,7 @@ typedef struct clsort_device_facts {
     uint64_t local_mem_bytes, global_mem_bytes, max_alloc_bytes;
     unsigned mem_base_align_bytes;
     unsigned nv_cc_major; /* NVIDIA: the compute capability's major number (0: unknown) */
+    bool host_unified; /* CL_DEVICE_HOST_UNIFIED_MEMORY: sorts host arrays where they are */
     char platform_name[128], platform_version[128];
     char device_name[128], device_vendor[128], driver_version[128], device_version[128];
 } clsort_device_facts;
@@ -186,6 +187,18 @@ size_t clsort_pool_bytes(const clsort_context *ctx);
 
 /* ----------------------------------------------------------------- context */
 
+/* How host arrays reach the device ($CLSORT_HOST_PATH: auto, copy, staged,
+ * mapped). */
+enum {
+    CLSORT_HOST_AUTO = 0, /* mapped where the device shares host memory, else staged */
+    CLSORT_HOST_COPY,     /* the driver's copies from the caller's pages */
+    CLSORT_HOST_STAGED,   /* pinned chunks copied by host threads (host.c) */
+    CLSORT_HOST_MAPPED    /* the caller's arrays as CL_MEM_USE_HOST_PTR buffers */
+};
+#define CLSORT_STAGE_SLOTS 4
+#define CLSORT_HOST_CHUNK_DEFAULT ((size_t)8 << 20)
+#define CLSORT_HOST_MAX_THREADS 64
+
 struct clsort_program {
     char *key;
     cl_program program;
@@ -215,6 +228,15 @@ struct clsort_context {
     cl_mem pool[CLSORT_SLOT_COUNT];
     size_t pool_size[CLSORT_SLOT_COUNT];
     unsigned scan_epoch; /* the last single-pass scan's number (scan.c) */
+    uint64_t mem_cap;    /* device memory the context may use (config, else the device's) */
+    /* host arrays (host.c) */
+    unsigned host_path;    /* CLSORT_HOST_* */
+    unsigned host_threads; /* 0: the host's CPUs, at most 8 */
+    size_t host_chunk;     /* bytes of each pinned chunk (0: the default) */
+    size_t stage_min;      /* host copies from this many bytes go through the chunks */
+    cl_mem stage[CLSORT_STAGE_SLOTS];
+    void *stage_ptr[CLSORT_STAGE_SLOTS];
+    size_t stage_bytes;
     char *error;
     size_t error_cap;
     char *build_log;     /* of the last program built from source */
@@ -382,5 +404,48 @@ bool clsort_segments_packable(const clsort_radix_job *job, const clsort_seg_desc
 size_t clsort_radix_segment_tile(clsort_context *ctx, const clsort_radix_job *job, size_t maxlen);
 clsort_status clsort_radix_segments_wg(clsort_context *ctx, const clsort_radix_job *job,
                                        const clsort_seg_desc *seg, clsort_seq *seq);
+
+/* --------------------------------------------------------- host arrays */
+
+/* A team of host threads for copies and merges (the caller's included). */
+typedef struct clsort_team clsort_team;
+unsigned clsort_host_threads(const clsort_context *ctx);
+clsort_team *clsort_team_start(unsigned want); /* NULL: out of memory (work on one thread) */
+unsigned clsort_team_size(const clsort_team *t);
+void clsort_team_run(clsort_team *t, void (*fn)(void *arg, unsigned j, unsigned n), void *arg);
+void clsort_team_stop(clsort_team *t); /* accepts NULL */
+/* memcpy by the team's threads. */
+void clsort_host_copy(clsort_team *t, void *dst, const void *src, size_t bytes);
+
+/* Copies between host memory and a device buffer through the pinned
+ * chunks (below stage_min bytes: the driver's copy). Block. */
+clsort_status clsort_host_upload(clsort_context *ctx, clsort_team *t, cl_mem dst, size_t dst_off,
+                                 const void *src, size_t bytes);
+clsort_status clsort_host_download(clsort_context *ctx, clsort_team *t, cl_mem src,
+                                   size_t src_off, void *dst, size_t bytes);
+size_t clsort_stage_chunk(const clsort_context *ctx);
+void clsort_stage_release(clsort_context *ctx);
+/* A CL_MEM_USE_HOST_PTR buffer over the caller's array, and the map and
+ * unmap that make its host copy current after a sort. */
+clsort_status clsort_host_wrap(clsort_context *ctx, void *ptr, size_t bytes, bool read_only,
+                               cl_mem *out);
+cl_int clsort_host_sync(clsort_context *ctx, cl_mem m, size_t bytes);
+
+/* Sorted runs of host arrays to merge (keys with values of value_bytes, or
+ * argsort positions of index_bytes into keys_base). */
+typedef struct clsort_merge {
+    unsigned key_bytes, key_kind; /* as clsort_key_kind */
+    unsigned begin_bit, end_bit;
+    bool descending;
+    bool by_index;          /* merge indices[], comparing keys_base[index] */
+    const char *keys_base;  /* by_index */
+    unsigned index_bytes;   /* by_index: 4 or 8 */
+    char *keys, *values, *indices;
+    size_t value_bytes;     /* 0: keys alone */
+    char *scratch_keys, *scratch_vals; /* as large as keys and values (or indices) */
+    size_t nruns;
+    size_t *starts;         /* nruns + 1 run boundaries; overwritten */
+} clsort_merge;
+void clsort_host_merge(clsort_team *t, const clsort_merge *m);
 
 #endif /* CLSORT_INTERNAL_H */

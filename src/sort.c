@@ -55,6 +55,7 @@ typedef struct request {
     bool records;          /* value size the passes do not carry: permute once */
     unsigned index_bytes;  /* argsort: 4 or 8; records: the permutation's */
     bool segmented;        /* sort segments (seg) instead of the whole range */
+    bool host_runs;        /* host arrays that may be sorted in runs: no size limit here */
     clsort_seg_desc seg;
 } request;
 
@@ -134,6 +135,8 @@ static clsort_status check_request(clsort_context *ctx, request *rq, clsort_type
     size_t elem = job->key.bytes + (rq->mode == MODE_PAIRS ? value_size : rq->index_bytes);
     if (n > SIZE_MAX / 4 / (elem ? elem : 1))
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE, "%s: n = %zu is too large", fn, n);
+    if (rq->host_runs)
+        return CLSORT_SUCCESS;
     if ((uint64_t)n * job->key.bytes > ctx->facts.max_alloc_bytes ||
         (rq->mode == MODE_PAIRS && (uint64_t)n * value_size > ctx->facts.max_alloc_bytes))
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
@@ -310,12 +313,12 @@ static clsort_status check_memory(clsort_context *ctx, request *rq, bool host_ar
 {
     size_t t = 0;
     CLSORT_TRY(request_temp_bytes(ctx, rq, host_arrays, &t));
-    if ((uint64_t)t + user_bytes > ctx->facts.global_mem_bytes)
+    if ((uint64_t)t + user_bytes > ctx->mem_cap)
         return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
-                           "%s: sorting %zu elements needs about %.2f GB of device memory; the "
-                           "device has %.2f GB",
+                           "%s: sorting %zu elements needs about %.3g GB of device memory; the "
+                           "context may use %.3g GB",
                            rq->fn, rq->job.n, (double)(t + user_bytes) / 1e9,
-                           (double)ctx->facts.global_mem_bytes / 1e9);
+                           (double)ctx->mem_cap / 1e9);
     return CLSORT_SUCCESS;
 }
 
@@ -377,10 +380,59 @@ static bool overlap(const void *a, size_t alen, const void *b, size_t blen)
     return x < y + blen && y < x + alen;
 }
 
-/* Uploads, sorts, downloads through staging memory, then copies into the
- * caller's arrays only when everything succeeded. */
-static clsort_status host_sort(clsort_context *ctx, request *rq, const void *keys_in,
-                               void *keys_out, void *values, void *indices)
+/* The caller's arrays of one host call. */
+typedef struct host_arrays {
+    const void *keys_in;
+    void *keys_out; /* NULL: argsort */
+    void *values;   /* pairs */
+    void *indices;  /* argsort */
+} host_arrays;
+
+/* Sorts the caller's arrays where they are, through CL_MEM_USE_HOST_PTR
+ * buffers (devices that share host memory). */
+static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const host_arrays *ha)
+{
+    const size_t n = rq->job.n;
+    const size_t kbytes = n * rq->job.key.bytes;
+    const size_t vbytes = rq->mode == MODE_PAIRS ? n * rq->value_size : 0;
+    const size_t ibytes = rq->mode == MODE_ARGSORT ? n * rq->index_bytes : 0;
+    CLSORT_TRY(check_memory(ctx, rq, false, 0));
+    cl_mem dk = NULL, dv = NULL;
+    clsort_status st =
+        clsort_host_wrap(ctx, (void *)ha->keys_in, kbytes, rq->mode == MODE_ARGSORT, &dk);
+    if (st == CLSORT_SUCCESS && (vbytes || ibytes))
+        st = clsort_host_wrap(ctx, vbytes ? ha->values : ha->indices, vbytes + ibytes, false, &dv);
+    if (st != CLSORT_SUCCESS)
+        goto out;
+    clsort_seq seq = {0, NULL};
+    cl_mem recs = NULL;
+    st = run_request(ctx, rq, dk, 0, dv, 0, false, &seq, &recs);
+    cl_int err = CL_SUCCESS;
+    if (st == CLSORT_SUCCESS && recs)
+        err = clEnqueueCopyBuffer(ctx->queue, recs, dv, 0, 0, vbytes, 0, NULL, NULL);
+    cl_int fin = clFinish(ctx->queue);
+    if (st != CLSORT_SUCCESS)
+        goto out;
+    if (err == CL_SUCCESS)
+        err = fin;
+    if (err == CL_SUCCESS && rq->mode != MODE_ARGSORT)
+        err = clsort_host_sync(ctx, dk, kbytes);
+    if (err == CL_SUCCESS && dv)
+        err = clsort_host_sync(ctx, dv, vbytes + ibytes);
+    if (err != CL_SUCCESS)
+        st = clsort_fail(ctx, err, "%s: running the sort failed: %s", rq->fn,
+                         clsort_status_string(err));
+out:
+    if (dk)
+        clReleaseMemObject(dk);
+    if (dv)
+        clReleaseMemObject(dv);
+    return st;
+}
+
+/* Copies the caller's arrays to pool buffers (through pinned chunks, by
+ * host threads), sorts them there and copies the result back. */
+static clsort_status host_sort_staged(clsort_context *ctx, request *rq, const host_arrays *ha)
 {
     const size_t n = rq->job.n;
     const size_t kbytes = n * rq->job.key.bytes;
@@ -391,62 +443,205 @@ static clsort_status host_sort(clsort_context *ctx, request *rq, const void *key
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_HOST_KEYS, kbytes, &dk));
     if (vbytes || ibytes)
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_HOST_VALS, vbytes + ibytes, &dv));
-    void *stage_k = NULL, *stage_v = NULL;
-    if (rq->mode != MODE_ARGSORT && !(stage_k = malloc(kbytes)))
+    const bool staged = ctx->host_path != CLSORT_HOST_COPY && kbytes + vbytes >= ctx->stage_min;
+    clsort_team *team = staged ? clsort_team_start(clsort_host_threads(ctx)) : NULL;
+    const size_t saved_min = ctx->stage_min;
+    if (ctx->host_path == CLSORT_HOST_COPY)
+        ctx->stage_min = SIZE_MAX;
+    clsort_status st = clsort_host_upload(ctx, team, dk, 0, ha->keys_in, kbytes);
+    if (st == CLSORT_SUCCESS)
+        st = clsort_host_upload(ctx, team, dv, 0, ha->values, vbytes);
+    cl_mem recs = NULL;
+    if (st == CLSORT_SUCCESS) {
+        clsort_seq seq = {0, NULL};
+        st = run_request(ctx, rq, dk, 0, dv, 0, true, &seq, &recs);
+        if (st != CLSORT_SUCCESS)
+            clFinish(ctx->queue);
+    }
+    if (st == CLSORT_SUCCESS && ha->keys_out)
+        st = clsort_host_download(ctx, team, dk, 0, ha->keys_out, kbytes);
+    if (st == CLSORT_SUCCESS && (vbytes || ibytes))
+        st = clsort_host_download(ctx, team, recs ? recs : dv, 0,
+                                  vbytes ? ha->values : ha->indices, vbytes + ibytes);
+    ctx->stage_min = saved_min;
+    clsort_team_stop(team);
+    return st;
+}
+
+/* The largest power of two, at most 16, that divides x. */
+static size_t natural_align(size_t x)
+{
+    size_t a = 1;
+    while (a < 16 && x % (a * 2) == 0)
+        a *= 2;
+    return a;
+}
+
+static bool aligned_to(const void *p, size_t a) { return ((uintptr_t)p & (a - 1)) == 0; }
+
+/* The route of host arrays: in place where the device shares host memory
+ * and every array is aligned to its elements (the kernels load them whole),
+ * else copied. */
+static unsigned host_path(const clsort_context *ctx, const request *rq, const host_arrays *ha)
+{
+    unsigned path = ctx->host_path;
+    if (path == CLSORT_HOST_AUTO)
+        path = ctx->facts.host_unified ? CLSORT_HOST_MAPPED : CLSORT_HOST_STAGED;
+    if (path == CLSORT_HOST_MAPPED &&
+        (!aligned_to(ha->keys_in, rq->job.key.bytes) ||
+         (ha->values && !aligned_to(ha->values, natural_align(rq->value_size))) ||
+         (ha->indices && !aligned_to(ha->indices, rq->index_bytes))))
+        path = CLSORT_HOST_STAGED;
+    return path;
+}
+
+static clsort_status host_sort_one(clsort_context *ctx, request *rq, const host_arrays *ha)
+{
+    if (host_path(ctx, rq, ha) == CLSORT_HOST_MAPPED)
+        return host_sort_mapped(ctx, rq, ha);
+    return host_sort_staged(ctx, rq, ha);
+}
+
+/* Whether a sort of n of the request's elements from host arrays fits the
+ * device memory the context may use (and each buffer its largest
+ * allocation). */
+static bool host_fits(clsort_context *ctx, const request *rq, const host_arrays *ha, size_t n)
+{
+    request sub = *rq;
+    sub.job.n = n;
+    if (sub.records)
+        sub.index_bytes = n > 0xffffffffull ? 8 : 4;
+    size_t t = 0;
+    if (request_temp_bytes(ctx, &sub, host_path(ctx, rq, ha) != CLSORT_HOST_MAPPED, &t) !=
+        CLSORT_SUCCESS)
+        return false;
+    size_t elem = sub.job.key.bytes;
+    if (rq->mode == MODE_PAIRS && rq->value_size > elem)
+        elem = rq->value_size;
+    return (uint64_t)t <= ctx->mem_cap && (uint64_t)n * elem <= ctx->facts.max_alloc_bytes;
+}
+
+typedef struct add_offset_job {
+    char *idx;
+    unsigned bytes;
+    size_t n, add;
+} add_offset_job;
+
+static void add_offset(void *p, unsigned j, unsigned nt)
+{
+    const add_offset_job *a = p;
+    size_t lo = a->n * j / nt, hi = a->n * (j + 1) / nt;
+    if (a->bytes == 4)
+        for (size_t i = lo; i < hi; i++)
+            ((uint32_t *)a->idx)[i] += (uint32_t)a->add;
+    else
+        for (size_t i = lo; i < hi; i++)
+            ((uint64_t *)a->idx)[i] += a->add;
+}
+
+/* Host arrays larger than the device memory the context may use: runs that
+ * fit are sorted one after the other, in place, then merged on the host.
+ * Every host allocation comes first, so a shortage changes nothing. */
+static clsort_status host_sort_runs(clsort_context *ctx, request *rq, const host_arrays *ha)
+{
+    const size_t n = rq->job.n;
+    const unsigned kb = rq->job.key.bytes;
+    size_t run = n;
+    while (run > 1024 && !host_fits(ctx, rq, ha, run))
+        run -= run / 4;
+    if (!host_fits(ctx, rq, ha, run))
+        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
+                           "%s: not even %zu elements fit the %llu bytes of device memory the "
+                           "context may use",
+                           rq->fn, run, (unsigned long long)ctx->mem_cap);
+    /* runs of about equal length, a multiple of 4096 elements where they
+     * can be (never longer than the one that fits) */
+    size_t nruns = (n + run - 1) / run;
+    run = (n + nruns - 1) / nruns;
+    if (run >= 4096)
+        run = run / 4096 * 4096;
+    nruns = (n + run - 1) / run;
+    const bool argsort = rq->mode == MODE_ARGSORT;
+    const size_t rb = argsort ? rq->index_bytes : rq->mode == MODE_PAIRS ? rq->value_size : 0;
+    size_t *starts = malloc((nruns + 1) * sizeof *starts);
+    char *sk = argsort ? NULL : malloc(n * kb);
+    char *sv = rb ? malloc(n * rb) : NULL;
+    if (!starts || (!argsort && !sk) || (rb && !sv)) {
+        free(starts);
+        free(sk);
+        free(sv);
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                           "%s: no host memory for %zu bytes of staging", rq->fn, kbytes);
-    if ((vbytes || ibytes) && !(stage_v = malloc(vbytes + ibytes))) {
-        free(stage_k);
-        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                           "%s: no host memory for %zu bytes of staging", rq->fn, vbytes + ibytes);
+                           "%s: no host memory for the merge's %zu bytes", rq->fn,
+                           n * ((argsort ? 0 : kb) + rb));
     }
     clsort_status st = CLSORT_SUCCESS;
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, dk, CL_FALSE, 0, kbytes, keys_in, 0, NULL, NULL);
-    if (err == CL_SUCCESS && vbytes)
-        err = clEnqueueWriteBuffer(ctx->queue, dv, CL_FALSE, 0, vbytes, values, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        st = clsort_fail(ctx, err, "%s: copying to the device failed: %s", rq->fn,
-                         clsort_status_string(err));
-        goto out;
+    clsort_team *team = clsort_team_start(clsort_host_threads(ctx));
+    for (size_t r = 0; r < nruns && st == CLSORT_SUCCESS; r++) {
+        const size_t lo = r * run, len = n - lo < run ? n - lo : run;
+        starts[r] = lo;
+        request sub = *rq;
+        sub.job.n = len;
+        if (sub.records)
+            sub.index_bytes = len > 0xffffffffull ? 8 : 4;
+        host_arrays h = {(const char *)ha->keys_in + lo * kb,
+                         ha->keys_out ? (char *)ha->keys_out + lo * kb : NULL,
+                         ha->values ? (char *)ha->values + lo * rq->value_size : NULL,
+                         ha->indices ? (char *)ha->indices + lo * rq->index_bytes : NULL};
+        if (len == 1) {
+            if (argsort)
+                memset(h.indices, 0, rq->index_bytes);
+            continue;
+        }
+        st = host_sort_one(ctx, &sub, &h);
+        if (st == CLSORT_SUCCESS && argsort && lo) {
+            add_offset_job a = {h.indices, rq->index_bytes, len, lo};
+            clsort_team_run(team, add_offset, &a);
+        }
     }
-    clsort_seq seq = {0, NULL};
-    cl_mem recs = NULL;
-    st = run_request(ctx, rq, dk, 0, dv, 0, true, &seq, &recs);
-    if (st != CLSORT_SUCCESS) {
-        clFinish(ctx->queue);
-        goto out;
+    starts[nruns] = n;
+    if (st == CLSORT_SUCCESS) {
+        clsort_merge m = {.key_bytes = kb,
+                          .key_kind = rq->job.key.kind,
+                          .begin_bit = rq->job.begin_bit,
+                          .end_bit = rq->job.end_bit,
+                          .descending = rq->job.descending,
+                          .by_index = argsort,
+                          .keys_base = ha->keys_in,
+                          .index_bytes = rq->index_bytes,
+                          .keys = ha->keys_out,
+                          .values = ha->values,
+                          .indices = ha->indices,
+                          .value_bytes = rq->mode == MODE_PAIRS ? rq->value_size : 0,
+                          .scratch_keys = sk,
+                          .scratch_vals = sv,
+                          .nruns = nruns,
+                          .starts = starts};
+        clsort_host_merge(team, &m);
     }
-    if (stage_k)
-        err = clEnqueueReadBuffer(ctx->queue, dk, CL_FALSE, 0, kbytes, stage_k, 0, NULL, NULL);
-    if (err == CL_SUCCESS && (vbytes || ibytes))
-        err = clEnqueueReadBuffer(ctx->queue, recs ? recs : dv, CL_FALSE, 0, vbytes + ibytes,
-                                  stage_v, 0, NULL, NULL);
-    cl_int fin = clFinish(ctx->queue);
-    if (err == CL_SUCCESS)
-        err = fin;
-    if (err != CL_SUCCESS) {
-        st = clsort_fail(ctx, err == CL_MEM_OBJECT_ALLOCATION_FAILURE ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
-                                                                      : err,
-                         "%s: running the sort failed: %s", rq->fn, clsort_status_string(err));
-        goto out;
-    }
-    if (stage_k)
-        memcpy(keys_out, stage_k, kbytes);
-    if (vbytes)
-        memcpy(values, stage_v, vbytes);
-    if (ibytes)
-        memcpy(indices, stage_v, ibytes);
-out:
-    free(stage_k);
-    free(stage_v);
+    clsort_team_stop(team);
+    free(starts);
+    free(sk);
+    free(sv);
     return st;
+}
+
+/* Host arrays: sorted where they are on devices that share host memory,
+ * else through pinned chunks; in runs merged on the host where they do not
+ * fit the device memory the context may use. */
+static clsort_status host_sort(clsort_context *ctx, request *rq, const void *keys_in,
+                               void *keys_out, void *values, void *indices)
+{
+    host_arrays ha = {keys_in, keys_out, values, indices};
+    if (!rq->segmented && !host_fits(ctx, rq, &ha, rq->job.n))
+        return host_sort_runs(ctx, rq, &ha);
+    return host_sort_one(ctx, rq, &ha);
 }
 
 clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
                                const clsort_options *options)
 {
     CLSORT_TRY(check_context(ctx, "clsort_sort_keys"));
-    request rq = {.fn = "clsort_sort_keys", .mode = MODE_KEYS};
+    request rq = {.fn = "clsort_sort_keys", .mode = MODE_KEYS, .host_runs = true};
     CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, 0, options));
     if (n > 0 && !keys)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_sort_keys: keys is NULL");
@@ -460,7 +655,7 @@ clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type key_type, void 
                                 const clsort_options *options)
 {
     CLSORT_TRY(check_context(ctx, "clsort_sort_pairs"));
-    request rq = {.fn = "clsort_sort_pairs", .mode = MODE_PAIRS};
+    request rq = {.fn = "clsort_sort_pairs", .mode = MODE_PAIRS, .host_runs = true};
     CLSORT_TRY(check_request(ctx, &rq, key_type, n, value_size, 0, options));
     if (n > 0 && (!keys || !values))
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
@@ -478,7 +673,7 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type key_type, const vo
                              const clsort_options *options)
 {
     CLSORT_TRY(check_context(ctx, "clsort_argsort"));
-    request rq = {.fn = "clsort_argsort", .mode = MODE_ARGSORT};
+    request rq = {.fn = "clsort_argsort", .mode = MODE_ARGSORT, .host_runs = true};
     CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, index_type, options));
     if (n > 0 && (!keys || !indices))
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
@@ -695,8 +890,9 @@ clsort_status clsort_context_reserve(clsort_context *ctx, clsort_type key_type,
 clsort_status clsort_context_trim(clsort_context *ctx, size_t *freed)
 {
     CLSORT_TRY(check_context(ctx, "clsort_context_trim"));
-    size_t b = clsort_pool_bytes(ctx);
+    size_t b = clsort_pool_bytes(ctx) + ctx->stage_bytes * CLSORT_STAGE_SLOTS;
     clsort_pool_release(ctx);
+    clsort_stage_release(ctx);
     if (freed)
         *freed = b;
     return CLSORT_SUCCESS;

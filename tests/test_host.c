@@ -1,0 +1,249 @@
+/* test_host.c - host arrays through each route (mapped, staged in pinned
+ * chunks, the driver's copy), around chunk boundaries, misaligned, and in
+ * runs merged on the host when they exceed the device memory the context
+ * may use; failures that leave the arrays unchanged. */
+#define _POSIX_C_SOURCE 200809L
+#include "sortcheck.h"
+
+/* A context on the test device with a host route ($CLSORT_HOST_PATH), a
+ * chunk size and a device memory cap (0: none). */
+static clsort_context *host_context(const char *path, const char *chunk, uint64_t cap)
+{
+    setenv("CLSORT_HOST_PATH", path, 1);
+    if (chunk)
+        setenv("CLSORT_HOST_CHUNK", chunk, 1);
+    clsort_context_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.device = getenv("CLSORT_TEST_DEVICE");
+    cfg.device_memory = cap;
+    clsort_context *ctx = NULL;
+    clsort_status s = clsort_context_create_with_config(&ctx, &cfg);
+    unsetenv("CLSORT_HOST_PATH");
+    unsetenv("CLSORT_HOST_CHUNK");
+    if (s == CLSORT_ERROR_NO_PLATFORM) {
+        printf("SKIP: no OpenCL platform\n");
+        exit(77);
+    }
+    CHECK(s == CLSORT_SUCCESS, "context (%s, %s): %s\n%s", path, chunk ? chunk : "-",
+          clsort_status_string(s), clsort_context_last_error(NULL));
+    return s == CLSORT_SUCCESS ? ctx : NULL;
+}
+
+/* Host arrays at an odd address: keys, values and indices misaligned by
+ * `shift` bytes, sorted through the API and checked. */
+static void misaligned(clsort_context *ctx, clsort_type type, size_t n, size_t shift,
+                       const char *label)
+{
+    const size_t kb = clsort_type_size(type);
+    unsigned char *km = malloc(n * kb + 16), *vm = malloc(n * 8 + 16);
+    void *orig = malloc(n * kb), *out = malloc(n * kb);
+    size_t *perm = malloc(n * sizeof *perm);
+    if (!km || !vm || !orig || !out || !perm) {
+        CHECK(false, "out of host memory");
+        goto done;
+    }
+    unsigned char *kp = km + shift, *vp = vm + shift;
+    data_fill(orig, type, n, DATA_UNIFORM, test_seed(label, n, (unsigned)shift));
+    memcpy(kp, orig, n * kb);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = i;
+        memcpy(vp + i * 8, &v, 8);
+    }
+    clsort_status s = clsort_sort_pairs(ctx, type, kp, vp, 8, n, NULL);
+    CHECK(s == CLSORT_SUCCESS, "%s pairs: %s", label, clsort_context_last_error(ctx));
+    ref_stable_perm(type, orig, n, 0, 0, 0, perm);
+    memcpy(out, kp, n * kb);
+    check_permuted(label, orig, out, perm, n, kb);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, vp + i * 8, 8);
+        if (v != perm[i]) {
+            CHECK(false, "%s: value %zu is %llu, expected %zu", label, i, (unsigned long long)v,
+                  perm[i]);
+            break;
+        }
+    }
+    /* argsort into misaligned 64-bit indices */
+    s = clsort_argsort(ctx, type, orig, n, CLSORT_U64, vp, NULL);
+    CHECK(s == CLSORT_SUCCESS, "%s argsort: %s", label, clsort_context_last_error(ctx));
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, vp + i * 8, 8);
+        if (v != perm[i]) {
+            CHECK(false, "%s argsort: index %zu is %llu, expected %zu", label, i,
+                  (unsigned long long)v, perm[i]);
+            break;
+        }
+    }
+done:
+    free(km);
+    free(vm);
+    free(orig);
+    free(out);
+    free(perm);
+}
+
+/* Every route, with 4 KiB chunks: sizes at and around the chunk and the
+ * ring of chunks (4 slots), every type, pairs (records too) and argsort. */
+void test_host_routes(void)
+{
+    static const char *const paths[] = {"staged", "copy", "mapped"};
+    static const clsort_type types[] = {CLSORT_U8,  CLSORT_U16, CLSORT_U32, CLSORT_U64,
+                                        CLSORT_I8,  CLSORT_I16, CLSORT_I32, CLSORT_I64,
+                                        CLSORT_F32, CLSORT_F64};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        clsort_context *ctx = host_context(paths[p], "4K", 0);
+        if (!ctx)
+            return;
+        /* u32: 1024 keys a chunk; 4 chunks fill the ring */
+        static const size_t sizes[] = {2, 1023, 1024, 1025, 4095, 4096, 4097, 5 * 1024 + 7, 65537};
+        char label[96];
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            sort_case c = {.type = CLSORT_U32, .dist = DATA_UNIFORM, .n = sizes[i]};
+            c.seed = test_seed("host_routes", c.n, (unsigned)p);
+            snprintf(label, sizeof label, "%s u32 n=%zu", paths[p], c.n);
+            sort_and_check(ctx, &c, label);
+            c.mode = CHECK_PAIRS;
+            c.value_size = 4;
+            snprintf(label, sizeof label, "%s pairs n=%zu", paths[p], c.n);
+            sort_and_check(ctx, &c, label);
+            c.mode = CHECK_ARGSORT;
+            c.index_type = CLSORT_U32;
+            snprintf(label, sizeof label, "%s argsort n=%zu", paths[p], c.n);
+            sort_and_check(ctx, &c, label);
+        }
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            sort_case c = {.type = types[t], .dist = DATA_SPECIALS, .n = 20011};
+            c.seed = test_seed("host_routes_t", c.n, (unsigned)t);
+            c.opt.descending = (int)(t & 1);
+            snprintf(label, sizeof label, "%s %s specials", paths[p], clsort_type_name(types[t]));
+            sort_and_check(ctx, &c, label);
+        }
+        static const size_t vsizes[] = {1, 8, 12, 16, 100};
+        for (size_t v = 0; v < sizeof vsizes / sizeof vsizes[0]; v++) {
+            sort_case c = {.type = CLSORT_F32, .dist = DATA_FEW_UNIQUE, .n = 9001,
+                           .mode = CHECK_PAIRS, .value_size = vsizes[v]};
+            c.seed = test_seed("host_routes_v", c.n, (unsigned)v);
+            snprintf(label, sizeof label, "%s f32 pairs of %zu bytes", paths[p], vsizes[v]);
+            sort_and_check(ctx, &c, label);
+        }
+        sort_case c = {.type = CLSORT_U64, .dist = DATA_UNIFORM, .n = 30011,
+                       .mode = CHECK_ARGSORT, .index_type = CLSORT_U64};
+        c.opt.begin_bit = 7;
+        c.opt.end_bit = 40;
+        c.seed = test_seed("host_routes_a", c.n, 0);
+        snprintf(label, sizeof label, "%s u64 argsort bits [7,40)", paths[p]);
+        sort_and_check(ctx, &c, label);
+        for (size_t shift = 1; shift <= 4; shift += 3) {
+            snprintf(label, sizeof label, "%s u32 misaligned by %zu", paths[p], shift);
+            misaligned(ctx, CLSORT_U32, 50021, shift, label);
+            snprintf(label, sizeof label, "%s f64 misaligned by %zu", paths[p], shift);
+            misaligned(ctx, CLSORT_F64, 20011, shift, label);
+        }
+        clsort_context_release(ctx);
+    }
+}
+
+/* Arrays larger than the device memory the context may use: sorted in runs
+ * and merged on the host. */
+void test_host_runs(void)
+{
+    static const char *const paths[] = {"auto", "staged"};
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        /* 1 MiB: about 100K u32 keys a run */
+        clsort_context *ctx = host_context(paths[p], "64K", (uint64_t)1 << 20);
+        if (!ctx)
+            return;
+        char label[96];
+        static const size_t sizes[] = {262147, 1000003};
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            const size_t n = sizes[i];
+            sort_case c = {.type = CLSORT_U32, .dist = DATA_UNIFORM, .n = n};
+            c.seed = test_seed("host_runs", n, (unsigned)p);
+            snprintf(label, sizeof label, "%s runs u32 n=%zu", paths[p], n);
+            sort_and_check(ctx, &c, label);
+            c.dist = DATA_FEW_UNIQUE; /* ties across runs: stability */
+            c.mode = CHECK_PAIRS;
+            c.value_size = 8;
+            snprintf(label, sizeof label, "%s runs few-unique pairs n=%zu", paths[p], n);
+            sort_and_check(ctx, &c, label);
+            c.mode = CHECK_ARGSORT;
+            c.index_type = i ? CLSORT_U64 : CLSORT_U32;
+            c.opt.descending = 1;
+            snprintf(label, sizeof label, "%s runs argsort descending n=%zu", paths[p], n);
+            sort_and_check(ctx, &c, label);
+        }
+        sort_case c = {.type = CLSORT_F64, .dist = DATA_SPECIALS, .n = 400009};
+        c.seed = test_seed("host_runs_f", c.n, (unsigned)p);
+        snprintf(label, sizeof label, "%s runs f64 specials", paths[p]);
+        sort_and_check(ctx, &c, label);
+        c.type = CLSORT_I16;
+        c.dist = DATA_ALL_EQUAL;
+        c.mode = CHECK_PAIRS;
+        c.value_size = 12; /* records moved by the permutation */
+        snprintf(label, sizeof label, "%s runs i16 all equal, 12-byte values", paths[p]);
+        sort_and_check(ctx, &c, label);
+        c.type = CLSORT_I32;
+        c.dist = DATA_REVERSED;
+        c.mode = CHECK_KEYS;
+        c.opt.begin_bit = 4;
+        c.opt.end_bit = 20;
+        snprintf(label, sizeof label, "%s runs i32 reversed bits [4,20)", paths[p]);
+        sort_and_check(ctx, &c, label);
+        clsort_context_release(ctx);
+    }
+}
+
+/* Failures that are found before the sort starts leave the arrays as they
+ * were. */
+void test_host_unchanged(void)
+{
+    const size_t n = 100003;
+    uint32_t *k = malloc(n * 4), *v = malloc(n * 4), *k0 = malloc(n * 4), *v0 = malloc(n * 4);
+    if (!k || !v || !k0 || !v0) {
+        CHECK(false, "out of host memory");
+        goto done;
+    }
+    data_fill(k0, CLSORT_U32, n, DATA_UNIFORM, 5);
+    data_fill(v0, CLSORT_U32, n, DATA_UNIFORM, 6);
+    static const char *const paths[] = {"staged", "mapped"};
+    for (size_t p = 0; p < 2; p++) {
+        /* 4 KiB: too little for any run of a sort */
+        clsort_context *ctx = host_context(paths[p], NULL, 4096);
+        if (!ctx)
+            goto done;
+        memcpy(k, k0, n * 4);
+        memcpy(v, v0, n * 4);
+        clsort_status s = clsort_sort_pairs(ctx, CLSORT_U32, k, v, 4, n, NULL);
+        CHECK(s == CLSORT_ERROR_TOO_LARGE, "%s: expected CLSORT_ERROR_TOO_LARGE, got %s", paths[p],
+              clsort_status_string(s));
+        CHECK(strstr(clsort_context_last_error(ctx), "device memory") != NULL,
+              "%s: message '%s'", paths[p], clsort_context_last_error(ctx));
+        CHECK(!memcmp(k, k0, n * 4) && !memcmp(v, v0, n * 4), "%s: arrays changed", paths[p]);
+        clsort_options bad = {.begin_bit = 8, .end_bit = 4};
+        s = clsort_sort_keys(ctx, CLSORT_U32, k, n, &bad);
+        CHECK(s == CLSORT_ERROR_INVALID_BITS, "%s: bad bits gave %s", paths[p],
+              clsort_status_string(s));
+        s = clsort_sort_pairs(ctx, CLSORT_U32, k, k + 1, 4, n - 1, NULL);
+        CHECK(s == CLSORT_ERROR_INVALID_ARGUMENT, "%s: aliasing arrays gave %s", paths[p],
+              clsort_status_string(s));
+        CHECK(!memcmp(k, k0, n * 4), "%s: keys changed by a refused call", paths[p]);
+        clsort_context_release(ctx);
+    }
+    /* a malformed cap in the environment is refused with a message */
+    setenv("CLSORT_DEVICE_MEMORY", "12Q", 1);
+    clsort_context *ctx = NULL;
+    clsort_context_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.device = getenv("CLSORT_TEST_DEVICE");
+    clsort_status s = clsort_context_create_with_config(&ctx, &cfg);
+    unsetenv("CLSORT_DEVICE_MEMORY");
+    CHECK(s == CLSORT_ERROR_INVALID_ARGUMENT && !ctx, "CLSORT_DEVICE_MEMORY=12Q gave %s",
+          clsort_status_string(s));
+    clsort_context_release(ctx);
+done:
+    free(k);
+    free(v);
+    free(k0);
+    free(v0);
+}
