@@ -293,6 +293,72 @@ static int check_one(const bench_case *c, size_t n, const void *keys_in, const r
     return 1;
 }
 
+/* One host-array sort of the input, wall clock in ms (< 0: failed). */
+static double host_once(clsort_context *ctx, const bench_case *c, size_t n, const void *keys,
+                        const void *vals, void *out_k, void *out_v, clsort_status *st)
+{
+    const size_t kb = clsort_type_size(c->key_type);
+    memcpy(out_k, keys, n * kb);
+    if (c->value_size)
+        memcpy(out_v, vals, n * c->value_size);
+    clsort_options o;
+    memset(&o, 0, sizeof o);
+    o.begin_bit = c->begin_bit;
+    o.end_bit = c->end_bit;
+    o.algorithm = c->algorithm;
+    double t0 = now_ms();
+    if (c->seg_len) {
+        clsort_segments sg;
+        memset(&sg, 0, sizeof sg);
+        sg.count = n / c->seg_len;
+        sg.length = c->seg_len;
+        *st = c->value_size ? clsort_sort_segments_pairs(ctx, c->key_type, out_k, out_v,
+                                                         c->value_size, n, &sg, &o)
+                            : clsort_sort_segments(ctx, c->key_type, out_k, n, &sg, &o);
+    } else {
+        *st = c->value_size
+                  ? clsort_sort_pairs(ctx, c->key_type, out_k, out_v, c->value_size, n, &o)
+                  : clsort_sort_keys(ctx, c->key_type, out_k, n, &o);
+    }
+    double ms = now_ms() - t0;
+    return *st == CLSORT_SUCCESS ? ms : -1;
+}
+
+
+/* The host-array rows: a warm-up, then timed sorts; the last result stays
+ * in out_k, out_v. */
+static clsort_status host_timed(clsort_context *ctx, const bench_config *cfg, const bench_case *c,
+                                size_t n, const void *keys, const void *vals, void *out_k,
+                                void *out_v, bench_row *row, char *err, size_t errsize)
+{
+    clsort_status st = CLSORT_SUCCESS;
+    if (host_once(ctx, c, n, keys, vals, out_k, out_v, &st) < 0) {
+        snprintf(err, errsize, "%s: %s", c->name, clsort_context_last_error(ctx));
+        return st;
+    }
+    if (cfg->log && clsort_context_build_log(ctx)[0])
+        fprintf(cfg->log, "--- build log (%s):\n%s\n", c->name, clsort_context_build_log(ctx));
+    double times[1000];
+    int reps = 0;
+    double spent = 0;
+    while (reps < 1000 && (reps < cfg->min_reps || spent < cfg->min_seconds * 1e3)) {
+        double ms = host_once(ctx, c, n, keys, vals, out_k, out_v, &st);
+        if (ms < 0) {
+            snprintf(err, errsize, "%s: %s", c->name, clsort_context_last_error(ctx));
+            return st;
+        }
+        times[reps++] = ms;
+        spent += ms;
+    }
+    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+    row->reps = reps;
+    row->ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    row->ms_min = times[0];
+    row->mkeys = row->ms > 0 ? (double)n / row->ms / 1e3 : 0;
+    row->speedup = row->ms > 0 && row->qsort_ms > 0 ? row->qsort_ms / row->ms : 0;
+    return CLSORT_SUCCESS;
+}
+
 static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const bench_config *cfg,
                              const bench_case *c, size_t n, bench_row *row, char *err,
                              size_t errsize)
@@ -370,6 +436,13 @@ static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const benc
         row->qsort_ms = now_ms() - t0;
     }
 timed:
+    if (cfg->host) {
+        row->host = 1;
+        st = host_timed(ctx, cfg, c, n, keys, vals, out_k, out_v, row, err, errsize);
+        if (st == CLSORT_SUCCESS)
+            row->correct = check_result(c, n, keys, ref, out_k, out_v);
+        goto out;
+    }
 
     cl_context clc = clsort_context_cl_context(ctx);
     cl_int e = CL_SUCCESS;
@@ -519,7 +592,8 @@ clsort_status bench_run_one(const char *device, const char *tuning, const bench_
 void bench_print(FILE *f, const bench_row *rows, size_t nrows)
 {
     if (nrows)
-        fprintf(f, "device: %s\n", rows[0].device);
+        fprintf(f, "device: %s (%s)\n", rows[0].device,
+                rows[0].host ? "host arrays in and out, wall clock" : "device buffers, device time");
     fprintf(f, "%-12s %11s %11s %12s %11s %9s %5s %s\n", "case", "n", "time ms", "MKeys/s",
             "qsort ms", "speed-up", "reps", "check");
     for (size_t i = 0; i < nrows; i++) {
@@ -543,9 +617,10 @@ void bench_print_json(FILE *f, const bench_row *rows, size_t nrows)
         fprintf(f,
                 "  {\"case\": \"%s\", \"device\": \"%s\", \"n\": %zu, \"ms\": %.6f, "
                 "\"ms_min\": %.6f, \"mkeys_per_s\": %.3f, \"qsort_ms\": %.3f, \"speedup\": %.3f, "
-                "\"reps\": %d, \"correct\": %s}%s\n",
+                "\"reps\": %d, \"correct\": %s, \"timing\": \"%s\"}%s\n",
                 r->name, r->device, r->n, r->ms, r->ms_min, r->mkeys, r->qsort_ms, r->speedup,
-                r->reps, r->correct ? "true" : "false", i + 1 < nrows ? "," : "");
+                r->reps, r->correct ? "true" : "false", r->host ? "host" : "device",
+                i + 1 < nrows ? "," : "");
     }
     fprintf(f, "]\n");
 }

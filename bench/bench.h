@@ -36,6 +36,7 @@ typedef struct bench_row {
     double speedup;   /* qsort_ms / ms */
     int reps;
     int correct;      /* 1: result checked and right */
+    int host;         /* 1: ms is the wall clock of the host-array API */
     char profile[1024]; /* per-kernel device times of one sort (with profile) */
 } bench_row;
 
@@ -59,6 +60,10 @@ typedef struct bench_config {
                             buffers, as the CUB harness does (where they
                             lie in memory measured up to 5% on an H100) */
     FILE *log;           /* if set: build logs of the kernels built */
+    int host;            /* time the host-array API instead: host arrays in,
+                            sorted host arrays out, wall clock (the input
+                            copied back into the array before each sort,
+                            untimed) */
 } bench_config;
 
 /* The headline cases: u32 keys, and u32 keys with u32 values. */

@@ -53,6 +53,8 @@ static void usage(FILE *f)
             "                       and CPU peer programs take the same --seed)\n"
             "  --no-qsort           do not time qsort\n"
             "  --profile            print each kernel's device time for every row\n"
+            "  --host               time the host-array API (clsort_sort_keys, _pairs): host\n"
+            "                       arrays in, sorted host arrays out, wall clock\n"
             "  --keep-pool          keep temporary device memory from row to row (default:\n"
             "                       freed before each, allocated after the row's buffers)\n"
             "  --build-log          print the compiler's log of each kernel build\n"
@@ -161,6 +163,8 @@ static int cmd_bench(int argc, char **argv)
             cfg.profile = 1;
         else if (!strcmp(a, "--keep-pool"))
             cfg.keep_pool = 1;
+        else if (!strcmp(a, "--host"))
+            cfg.host = 1;
         else if (!strcmp(a, "--algorithms"))
             algorithms = 1;
         else if (!strcmp(a, "--scan"))

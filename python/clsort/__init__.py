@@ -3,12 +3,16 @@ on OpenCL devices (GPUs, and CPUs through PoCL), through libclsort.
 
     import numpy as np, clsort
     keys = np.random.default_rng(1).random(1 << 20, dtype=np.float32)
-    clsort.sort(keys)                      # in place, ascending, stable
+    s = clsort.sort(keys)                  # a sorted copy, as np.sort
+    clsort.sort_inplace(keys)              # in place, as keys.sort()
     order = clsort.argsort(keys, descending=True)
 
-Every function works on C-contiguous NumPy arrays of native byte order and
-sorts in place where it says so; it never copies an array behind the
-caller's back. Key types: uint8/16/32/64, int8/16/32/64, float32, float64
+sort, sort_inplace and argsort follow NumPy's np.sort, ndarray.sort and
+np.argsort: axis (-1: every row of the last axis sorted on its own, in one
+segmented sort; None: flattened), kind (accepted and always stable), NaNs
+last, any layout and byte order, bool too; they make no copy beyond the one
+NumPy's semantics require. sort_pairs, sort_segments and scan take
+C-contiguous arrays of native byte order and never copy them. Key types: uint8/16/32/64, int8/16/32/64, float32, float64
 (floats in the order -inf < ... < -0.0 == +0.0 < ... < +inf < NaN). Values
 of sort_pairs may be any C-contiguous array with one row per key (any
 dtype without Python objects, any row size up to 65536 bytes). Plain
@@ -38,7 +42,8 @@ import threading
 import numpy as np
 
 __all__ = [
-    "Error", "Context", "devices", "default_context", "sort", "sort_pairs", "argsort",
+    "Error", "Context", "devices", "default_context", "sort", "sort_inplace", "sort_pairs",
+    "argsort",
     "sort_segments", "scan", "tuning_keys", "ALGORITHMS", "KEY_DTYPES", "SCAN_DTYPES",
 ]
 
@@ -82,7 +87,8 @@ _status = ctypes.c_int32
 
 class _Config(ctypes.Structure):
     _fields_ = [("device", ctypes.c_char_p), ("cache_dir", ctypes.c_char_p),
-                ("tuning", ctypes.c_char_p), ("reserved", ctypes.c_uint32 * 8)]
+                ("tuning", ctypes.c_char_p), ("device_memory", ctypes.c_uint64),
+                ("reserved", ctypes.c_uint32 * 6)]
 
 
 class _Options(ctypes.Structure):
@@ -219,7 +225,7 @@ def _text(s, what):
     return s
 
 
-def _array(a, what, dtypes=None, ndim1=True, writable=True):
+def _array(a, what, dtypes=None, ndim1=True, writable=True, contiguous=True):
     if type(a) is not np.ndarray and not isinstance(a, np.memmap):
         if isinstance(a, np.ndarray):
             raise TypeError("%s: %s is not supported (its extra state would not move with the "
@@ -230,7 +236,7 @@ def _array(a, what, dtypes=None, ndim1=True, writable=True):
                         "the interpreter" % (what, a.dtype))
     if ndim1 and a.ndim != 1:
         raise ValueError("%s must be one-dimensional (shape %s)" % (what, a.shape))
-    if not a.flags.c_contiguous:
+    if contiguous and not a.flags.c_contiguous:
         raise ValueError("%s must be C-contiguous (pass np.ascontiguousarray(...), then use "
                          "the result)" % what)
     if writable and not a.flags.writeable:
@@ -273,6 +279,62 @@ def _options(descending, bits, algorithm, radix_bits):
 
 def _ptr(a):
     return ctypes.c_void_p(a.ctypes.data)
+
+
+_KINDS = (None, "stable", "mergesort", "quicksort", "heapsort")
+
+
+def _check_kind(kind):
+    """NumPy's kind: every sort here is stable, which satisfies them all."""
+    if kind not in _KINDS:
+        raise ValueError("kind must be one of %s, not %r"
+                         % (", ".join(repr(k) for k in _KINDS), kind))
+
+
+def _normalize_axis(axis, ndim):
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError("axis must be an integer or None, not %r" % (axis,))
+    if ndim == 0 or not -ndim <= axis < ndim:
+        raise getattr(np, "exceptions", np).AxisError(int(axis), ndim)
+    return int(axis) % ndim
+
+
+def _sort_dtype(dt):
+    """The key dtype an array of dtype dt sorts as (bool as uint8), native
+    byte order; None when it has none."""
+    if dt == np.bool_:
+        return np.dtype(np.uint8)
+    native = dt.newbyteorder("=") if dt.byteorder not in "=|" else dt
+    return native if native in KEY_DTYPES else None
+
+
+def _keys_input(a, what):
+    """An input of the copying functions: a NumPy array (or a sequence
+    NumPy turns into one) of a key dtype."""
+    if not isinstance(a, np.ndarray):
+        a = np.asarray(a)
+    else:
+        _array(a, what, None, ndim1=False, writable=False, contiguous=False)
+    if _sort_dtype(a.dtype) is None:
+        raise TypeError("%s: dtype %s is not supported (supported: %s, bool)"
+                        % (what, a.dtype, ", ".join(str(d) for d in KEY_DTYPES)))
+    return a
+
+
+def _key_view(a):
+    """a itself (bool viewed as uint8) when its dtype is a native key
+    dtype, else None."""
+    if a.dtype == np.bool_:
+        return a.view(np.uint8)
+    return a if a.dtype in KEY_DTYPES and a.dtype.isnative else None
+
+
+def _native_copy(a):
+    """A C-contiguous copy of a in its native key dtype."""
+    dt = _sort_dtype(a.dtype)
+    if a.dtype == np.bool_:
+        return np.array(a, order="C").view(np.uint8)
+    return np.array(a, dtype=dt, order="C", copy=True)
 
 
 # ------------------------------------------------------------------ context
@@ -354,15 +416,67 @@ class Context:
         with self._lock:
             self._check(_set_tuning(self._live(), _text(spec, "spec")))
 
-    def sort(self, keys, *, descending=False, bits=None, algorithm="auto", radix_bits=0):
-        """Sorts the 1-D array keys in place, stably; returns it. bits=(b, e)
-        sorts on bits [b, e) of the key's order-preserving image only."""
-        _array(keys, "keys", KEY_DTYPES)
+    def sort(self, a, axis=-1, kind=None, *, descending=False, bits=None, algorithm="auto",
+             radix_bits=0):
+        """A sorted copy of a, as np.sort(a, axis, kind) gives it: along
+        axis (-1: each row of the last axis sorted on its own; None: the
+        flattened array), stably whatever kind says, NaNs last. a may be any
+        array of a key dtype (or bool), in any layout or byte order: the copy
+        NumPy's semantics require is the only one made. descending: largest
+        first, still stable; bits=(b, e): sort on bits [b, e) of the key's
+        order-preserving image only."""
+        a = _keys_input(a, "a")
+        _check_kind(kind)
         o = _options(descending, bits, algorithm, radix_bits)
+        if axis is None:
+            work = _native_copy(a.reshape(-1))
+            axis = 0
+        else:
+            axis = _normalize_axis(axis, a.ndim)
+            work = _native_copy(np.moveaxis(a, axis, -1))
+        self._sort_rows(work, o)
+        if a.dtype == np.bool_:
+            work = work.view(np.bool_)
+        return np.moveaxis(work, -1, axis) if work.ndim > 1 else work
+
+    def sort_inplace(self, a, axis=-1, kind=None, *, descending=False, bits=None,
+                     algorithm="auto", radix_bits=0):
+        """Sorts a in place along axis, as a.sort(axis, kind) does; returns
+        None. A C-contiguous array of native byte order sorted along its last
+        axis is sorted where it lies (no copy); any other layout goes through
+        one sorted copy written back."""
+        _array(a, "a", None, ndim1=False, contiguous=False)
+        if _sort_dtype(a.dtype) is None:
+            raise TypeError("a: dtype %s is not supported (supported: %s, bool)"
+                            % (a.dtype, ", ".join(str(d) for d in KEY_DTYPES)))
+        _check_kind(kind)
+        o = _options(descending, bits, algorithm, radix_bits)
+        axis = _normalize_axis(axis, a.ndim)
+        view = _key_view(a)
+        if view is not None and a.flags.c_contiguous and axis == a.ndim - 1:
+            self._sort_rows(view, o)
+            return None
+        work = _native_copy(np.moveaxis(a, axis, -1))
+        self._sort_rows(work, o)
+        np.moveaxis(a, axis, -1)[...] = work.view(np.bool_) if a.dtype == np.bool_ else work
+        return None
+
+    def _sort_rows(self, work, o):
+        """Sorts a C-contiguous native key array in place: each row of its
+        last axis on its own (one segmented sort)."""
+        if work.size < 2 or work.shape[-1] < 2:
+            return
+        length = work.shape[-1]
+        code = KEY_DTYPES[work.dtype]
         with self._lock:
-            self._check(_sort_keys(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys), keys.size,
-                                   ctypes.byref(o)))
-        return keys
+            if work.size == length:
+                self._check(_sort_keys(self._live(), code, _ptr(work), work.size,
+                                       ctypes.byref(o)))
+            else:
+                seg = _Segments()
+                seg.count, seg.length = work.size // length, length
+                self._check(_sort_segments(self._live(), code, _ptr(work), work.size,
+                                           ctypes.byref(seg), ctypes.byref(o)))
 
     def sort_pairs(self, keys, values, *, descending=False, bits=None, algorithm="auto",
                    radix_bits=0):
@@ -376,22 +490,50 @@ class Context:
                                     _ptr(values), row, keys.size, ctypes.byref(o)))
         return keys, values
 
-    def argsort(self, keys, *, descending=False, bits=None, algorithm="auto", radix_bits=0,
-                index_dtype=None):
-        """The stable sorting permutation of keys (keys unchanged): a new
-        array of uint32 indices (uint64 from 2^32 keys on, or index_dtype)."""
-        _array(keys, "keys", KEY_DTYPES, writable=False)
-        if index_dtype is None:
-            index_dtype = np.uint32 if keys.size < (1 << 32) else np.uint64
+    def argsort(self, a, axis=-1, kind=None, *, descending=False, bits=None, algorithm="auto",
+                radix_bits=0, index_dtype=np.intp):
+        """The stable sorting permutation of a along axis, as
+        np.argsort(a, axis, kind) gives it (a is not changed): a new array of
+        index_dtype (np.intp by default, as NumPy; uint32 and uint64 too;
+        uint32 moves fewer bytes)."""
+        a = _keys_input(a, "a")
+        _check_kind(kind)
         index_dtype = np.dtype(index_dtype)
-        if index_dtype not in (np.dtype(np.uint32), np.dtype(np.uint64)):
-            raise TypeError("index_dtype must be uint32 or uint64, not %s" % index_dtype)
+        if index_dtype not in (np.dtype(np.uint32), np.dtype(np.uint64), np.dtype(np.int64)):
+            raise TypeError("index_dtype must be uint32, uint64 or int64 (intp), not %s"
+                            % index_dtype)
         o = _options(descending, bits, algorithm, radix_bits)
-        out = np.empty(keys.size, dtype=index_dtype)
-        with self._lock:
-            self._check(_argsort(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys), keys.size,
-                                 KEY_DTYPES[index_dtype], _ptr(out), ctypes.byref(o)))
-        return out
+        if axis is None:
+            a, axis = a.reshape(-1), 0
+        axis = _normalize_axis(axis, a.ndim)
+        lib_dtype = np.dtype(np.uint32) if index_dtype == np.uint32 else np.dtype(np.uint64)
+        length = a.shape[axis] if a.ndim else 1
+        if lib_dtype == np.uint32 and length >= (1 << 32):
+            raise ValueError("%d keys need 64-bit indices" % length)
+        if a.ndim == 1:
+            keys = _key_view(a)
+            if keys is None or not keys.flags.c_contiguous:
+                keys = _native_copy(a)
+            out = np.empty(a.size, dtype=lib_dtype)
+            if a.size:
+                with self._lock:
+                    self._check(_argsort(self._live(), KEY_DTYPES[keys.dtype], _ptr(keys),
+                                         keys.size, KEY_DTYPES[lib_dtype], _ptr(out),
+                                         ctypes.byref(o)))
+            return out.view(index_dtype)
+        # rows: the keys (a copy) carry their row positions through one
+        # segmented sort
+        keys = _native_copy(np.moveaxis(a, axis, -1))
+        idx = np.empty(keys.shape, dtype=lib_dtype)
+        idx[...] = np.arange(length, dtype=lib_dtype)
+        if keys.size >= 2 and length >= 2:
+            seg = _Segments()
+            seg.count, seg.length = keys.size // length, length
+            with self._lock:
+                self._check(_sort_segments_pairs(self._live(), KEY_DTYPES[keys.dtype],
+                                                 _ptr(keys), _ptr(idx), lib_dtype.itemsize,
+                                                 keys.size, ctypes.byref(seg), ctypes.byref(o)))
+        return np.moveaxis(idx.view(index_dtype), -1, axis)
 
     def sort_segments(self, keys, values=None, *, length=None, offsets=None, descending=False,
                       bits=None, algorithm="auto", radix_bits=0):
@@ -477,9 +619,14 @@ def default_context():
         return _default
 
 
-def sort(keys, **kw):
-    """Context.sort on the default context."""
-    return default_context().sort(keys, **kw)
+def sort(a, axis=-1, kind=None, **kw):
+    """Context.sort on the default context: a sorted copy, as np.sort."""
+    return default_context().sort(a, axis, kind, **kw)
+
+
+def sort_inplace(a, axis=-1, kind=None, **kw):
+    """Context.sort_inplace on the default context: as ndarray.sort."""
+    return default_context().sort_inplace(a, axis, kind, **kw)
 
 
 def sort_pairs(keys, values, **kw):
@@ -487,9 +634,9 @@ def sort_pairs(keys, values, **kw):
     return default_context().sort_pairs(keys, values, **kw)
 
 
-def argsort(keys, **kw):
-    """Context.argsort on the default context."""
-    return default_context().argsort(keys, **kw)
+def argsort(a, axis=-1, kind=None, **kw):
+    """Context.argsort on the default context, as np.argsort."""
+    return default_context().argsort(a, axis, kind, **kw)
 
 
 def sort_segments(keys, values=None, **kw):

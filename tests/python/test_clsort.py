@@ -90,7 +90,7 @@ class Sorts(unittest.TestCase):
             for n in SIZES:
                 x = make(t, n, "uniform", n)
                 out = x.copy()
-                CTX.sort(out)
+                CTX.sort_inplace(out)
                 self.check_keys(x, out)
 
     def test_adversarial(self):
@@ -100,18 +100,18 @@ class Sorts(unittest.TestCase):
                 for n in (1000, 70001):
                     x = make(t, n, d, 7)
                     out = x.copy()
-                    CTX.sort(out)
+                    CTX.sort_inplace(out)
                     self.check_keys(x, out)
 
     def test_float_order(self):
         x = np.array([np.nan, 1.0, -0.0, np.inf, 0.0, -np.inf, -1.0, -np.nan, 0.0, -0.0],
                      dtype=np.float32)
         out = x.copy()
-        CTX.sort(out)
+        CTX.sort_inplace(out)
         # -inf < -1 < -0.0 == +0.0 (input order) < 1 < inf < NaN (input order)
         np.testing.assert_array_equal(bits_of(out), bits_of(x[[5, 6, 2, 4, 8, 9, 1, 3, 0, 7]]))
         out = x.copy()
-        CTX.sort(out, descending=True)
+        CTX.sort_inplace(out, descending=True)
         np.testing.assert_array_equal(bits_of(out), bits_of(x[[0, 7, 3, 1, 2, 4, 8, 9, 6, 5]]))
 
     def test_descending_and_argsort(self):
@@ -119,10 +119,13 @@ class Sorts(unittest.TestCase):
             for n in (0, 1, 33, 65537):
                 x = make(t, n, "few" if n > 40 else "uniform", 3)
                 out = x.copy()
-                CTX.sort(out, descending=True)
+                CTX.sort_inplace(out, descending=True)
                 self.check_keys(x, out, True)
                 before = x.copy()
                 p = CTX.argsort(x, descending=True)
+                self.assertEqual(p.dtype, np.intp)  # as np.argsort
+                np.testing.assert_array_equal(p, ref_perm(x, True))
+                p = CTX.argsort(x, descending=True, index_dtype=np.uint32)
                 self.assertEqual(p.dtype, np.uint32)
                 np.testing.assert_array_equal(p, ref_perm(x, True))
                 np.testing.assert_array_equal(bits_of(x), bits_of(before))  # keys unchanged
@@ -135,36 +138,36 @@ class Sorts(unittest.TestCase):
         for b, e in ((0, 10), (8, 16), (4, 32), (31, 32)):
             for desc in (False, True):
                 out = x.copy()
-                CTX.sort(out, bits=(b, e), descending=desc)
+                CTX.sort_inplace(out, bits=(b, e), descending=desc)
                 digit = ((x >> np.uint32(b)) & np.uint32((1 << (e - b)) - 1)).astype(np.int64)
                 want = np.argsort(-digit if desc else digit, kind="stable")
                 np.testing.assert_array_equal(out, x[want])
         # signed keys: bits of the image with the sign bit flipped
         y = make(np.int32, 50001, "uniform", 12)
         out = y.copy()
-        CTX.sort(out, bits=(24, 32))
+        CTX.sort_inplace(out, bits=(24, 32))
         top = ((y.view(np.uint32) ^ np.uint32(1 << 31)) >> np.uint32(24)).astype(np.int64)
         np.testing.assert_array_equal(out, y[np.argsort(top, kind="stable")])
         with self.assertRaises(clsort.Error) as e:
-            CTX.sort(x.copy(), bits=(0, 33))
+            CTX.sort_inplace(x.copy(), bits=(0, 33))
         self.assertEqual(e.exception.name, "CLSORT_ERROR_INVALID_BITS")
 
     def test_radix_bits(self):
         x = make(np.uint64, 20011, "uniform", 13)
         for r in (1, 4, 7, 8):
             out = x.copy()
-            CTX.sort(out, radix_bits=r, algorithm="classic")
+            CTX.sort_inplace(out, radix_bits=r, algorithm="classic")
             self.check_keys(x, out)
         k = x.copy()
         with self.assertRaises(clsort.Error):
-            CTX.sort(k, radix_bits=99)
+            CTX.sort_inplace(k, radix_bits=99)
         np.testing.assert_array_equal(k, x)
 
     def test_algorithms(self):
         x = make(np.int32, 3001, "few", 5)
         for a in clsort.ALGORITHMS:
             out = x.copy()
-            CTX.sort(out, algorithm=a)
+            CTX.sort_inplace(out, algorithm=a)
             self.check_keys(x, out)
             k, v = x.copy(), np.arange(x.size, dtype=np.uint64)
             CTX.sort_pairs(k, v, algorithm=a, descending=True)
@@ -202,13 +205,68 @@ class Sorts(unittest.TestCase):
     def test_threads_share_a_context(self):
         xs = [make(np.uint32, 100003, "uniform", 20 + i) for i in range(4)]
         outs = [x.copy() for x in xs]
-        ts = [threading.Thread(target=CTX.sort, args=(o,)) for o in outs]
+        ts = [threading.Thread(target=CTX.sort_inplace, args=(o,)) for o in outs]
         for t in ts:
             t.start()
         for t in ts:
             t.join()
         for x, o in zip(xs, outs):
             self.check_keys(x, o)
+
+
+class NumPyConventions(unittest.TestCase):
+    """sort, sort_inplace and argsort as np.sort, ndarray.sort, np.argsort."""
+
+    def test_copy_and_axes(self):
+        g = np.random.default_rng(40)
+        x = g.standard_normal((5, 7, 1001)).astype(np.float32)
+        x[1, 2, 3] = np.nan
+        x[2, 3, 4] = -0.0
+        before = x.copy()
+        for axis in (-1, 2, 1, 0, -3, None):
+            want = np.sort(x, axis=axis, kind="stable")
+            got = CTX.sort(x, axis=axis)
+            self.assertEqual(got.shape, want.shape)
+            np.testing.assert_array_equal(got, want)  # NaN last, as NumPy
+            np.testing.assert_array_equal(CTX.argsort(x, axis=axis),
+                                          np.argsort(x, axis=axis, kind="stable"))
+        np.testing.assert_array_equal(bits_of(x), bits_of(before))  # the input is not changed
+        for kind in (None, "stable", "mergesort", "quicksort", "heapsort"):
+            np.testing.assert_array_equal(clsort.sort(x[0, 0], kind=kind), np.sort(x[0, 0]))
+
+    def test_layouts_and_dtypes(self):
+        g = np.random.default_rng(41)
+        x = g.integers(-1000, 1000, 30001).astype(np.int32)
+        cases = [x[::3], x.astype(">i4"), x.reshape(-1, 1)[:, 0], list(x[:100]),
+                 (x > 0), x.astype(np.uint8), np.asfortranarray(x[:30000].reshape(100, 300))]
+        for a in cases:
+            want = np.sort(a, kind="stable")
+            got = clsort.sort(a)
+            np.testing.assert_array_equal(got, want)
+            self.assertEqual(got.dtype, np.asarray(a).dtype.newbyteorder("="))
+            np.testing.assert_array_equal(clsort.argsort(a), np.argsort(a, kind="stable"))
+        self.assertEqual(clsort.sort(np.array([], dtype=np.float64)).size, 0)
+        np.testing.assert_array_equal(clsort.sort(np.zeros((3, 0), dtype=np.int8)),
+                                      np.zeros((3, 0)))
+
+    def test_in_place(self):
+        g = np.random.default_rng(42)
+        x = g.random((300, 257))
+        for axis in (-1, 0):
+            a = x.copy()
+            self.assertIsNone(CTX.sort_inplace(a, axis=axis))
+            np.testing.assert_array_equal(a, np.sort(x, axis=axis))
+        a = x.copy()
+        view = a[:, ::2]  # a strided view: sorted through one copy, written back
+        clsort.sort_inplace(view)
+        np.testing.assert_array_equal(a[:, ::2], np.sort(x[:, ::2]))
+        np.testing.assert_array_equal(a[:, 1::2], x[:, 1::2])
+        b = (x > 0.5)
+        clsort.sort_inplace(b, axis=0)
+        np.testing.assert_array_equal(b, np.sort(x > 0.5, axis=0))
+        for t in (np.uint32, np.uint64):
+            np.testing.assert_array_equal(CTX.argsort(x, index_dtype=t),
+                                          np.argsort(x, kind="stable"))
 
 
 class Segments(unittest.TestCase):
@@ -307,27 +365,27 @@ class Errors(unittest.TestCase):
     def test_bad_arrays(self):
         x = np.arange(10, dtype=np.uint32)
         with self.assertRaises(TypeError):
-            CTX.sort(np.arange(10, dtype=np.float16))
+            CTX.sort_inplace(np.arange(10, dtype=np.float16))
         with self.assertRaises(TypeError):
-            CTX.sort(np.zeros(10, dtype=bool))
+            CTX.sort(np.arange(10, dtype=np.complex64))
         with self.assertRaises(TypeError):
-            CTX.sort(np.arange(10, dtype=">u4"))  # not native byte order
-        with self.assertRaises(TypeError):
-            CTX.sort(list(range(10)))
+            CTX.sort_inplace(list(range(10)))  # nowhere to sort in place
         with self.assertRaises(ValueError):
-            CTX.sort(np.arange(20, dtype=np.uint32)[::2])  # not contiguous
-        with self.assertRaises(ValueError):
-            CTX.sort(np.zeros((3, 3), dtype=np.uint32))
+            CTX.sort(np.zeros((3, 3), dtype=np.uint32), kind="bogus")
+        with self.assertRaises(getattr(np, "exceptions", np).AxisError):
+            CTX.sort(np.zeros((3, 3), dtype=np.uint32), axis=2)
+        with self.assertRaises(TypeError):
+            CTX.sort(np.zeros(3, dtype=np.uint32), axis=1.0)
         ro = np.arange(10, dtype=np.uint32)
         ro.flags.writeable = False
         with self.assertRaises(ValueError):
-            CTX.sort(ro)
+            CTX.sort_inplace(ro)
         with self.assertRaises(ValueError):
             CTX.sort_pairs(x, np.arange(9, dtype=np.uint32))
         with self.assertRaises(ValueError):
-            CTX.sort(x, algorithm="quick")
+            CTX.sort_inplace(x, algorithm="quick")
         with self.assertRaises(ValueError):
-            CTX.sort(x, bits=(5, 2))
+            CTX.sort_inplace(x, bits=(5, 2))
         with self.assertRaises(ValueError):
             CTX.sort_segments(x)
         with self.assertRaises(TypeError):
@@ -335,13 +393,13 @@ class Errors(unittest.TestCase):
         with self.assertRaises(TypeError):
             CTX.sort_pairs(x, np.array([None] * 10))  # Python objects
         with self.assertRaises(TypeError):
-            CTX.sort(np.ma.array(x, mask=x % 2 == 0))  # the mask would not move
+            CTX.sort_inplace(np.ma.array(x, mask=x % 2 == 0))  # the mask would not move
         with self.assertRaises(TypeError):
-            CTX.sort(x, bits=(True, 3))
+            CTX.sort_inplace(x, bits=(True, 3))
         with self.assertRaises(ValueError):
-            CTX.sort(x, bits=(0, 2 ** 32))  # not wrapped to a full-width sort
+            CTX.sort_inplace(x, bits=(0, 2 ** 32))  # not wrapped to a full-width sort
         with self.assertRaises(ValueError):
-            CTX.sort(x, radix_bits=2 ** 32 + 4)
+            CTX.sort_inplace(x, radix_bits=2 ** 32 + 4)
         with self.assertRaises(ValueError):
             clsort.Context("cp\0u")
         ro = np.arange(10, dtype=np.uint32)[::-1].copy()
@@ -354,14 +412,14 @@ class Errors(unittest.TestCase):
         x = make(np.uint32, 1000, "uniform", 1)
         k = x.copy()
         with self.assertRaises(clsort.Error) as e:
-            CTX.sort(k, bits=(0, 40))
+            CTX.sort_inplace(k, bits=(0, 40))
         self.assertEqual(e.exception.name, "CLSORT_ERROR_INVALID_BITS")
         self.assertIn("40", str(e.exception))
         np.testing.assert_array_equal(k, x)
         big = make(np.uint32, (1 << 20) + 1, "uniform", 2)
         k = big.copy()
         with self.assertRaises(clsort.Error):
-            CTX.sort(k, algorithm="selection")  # n^2: at most 2^20 keys
+            CTX.sort_inplace(k, algorithm="selection")  # n^2: at most 2^20 keys
         np.testing.assert_array_equal(k, big)
         v = np.zeros((1000, 0), dtype=np.uint8)  # rows of 0 bytes
         k = x.copy()
@@ -399,7 +457,7 @@ class Errors(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             m = np.memmap(os.path.join(d, "keys.bin"), dtype=np.int32, mode="w+", shape=x.shape)
             m[:] = x
-            CTX.sort(m)  # a memmap is a plain array of the file's pages
+            CTX.sort_inplace(m)  # a memmap is a plain array of the file's pages
             m.flush()
             back = np.fromfile(os.path.join(d, "keys.bin"), dtype=np.int32)
             np.testing.assert_array_equal(back, np.sort(x, kind="stable"))
