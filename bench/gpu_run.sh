@@ -7,7 +7,7 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers cpuratio scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep pack
+#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep host pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
@@ -152,6 +152,68 @@ stage_peers() {
     ./$BUILD/cpu_peers --sizes "$CPU_SIZES" --cases u32,u32+4 --reps 5 --seed $SEED | tee "$OUT/cpu_peers.jsonl"
     [ -s "$OUT/clsort_cpu.json" ] && python3 bench/compare.py --cpu --clsort "$OUT/clsort_cpu.json" \
         --peers "$OUT/cpu_peers.jsonl" --md "$OUT/compare_cpu.md"
+}
+
+stage_host() {
+    # host arrays in, sorted host arrays out, wall clock, the peers in the
+    # same process on the same inputs: the GPU against cudaMemcpy (pageable)
+    # + CUB + cudaMemcpy, the CPU against ips4o, vqsort and std::sort,
+    # Python against np.sort and torch; HOST_SIZES, HOST_CASES, HOST_ROUNDS
+    log "host arrays (GPU: ${HOST_SIZES:-32M,256M}; CPU: $CPU_SIZES)"
+    if command -v nvcc > /dev/null; then
+        nvcc -O3 -std=c++17 -arch=sm_90 -Iinclude bench/cub/host_bench.cu bench/data.c \
+            $BUILD/libclsort.a -lOpenCL -o $BUILD/host_bench > "$OUT/host_bench_build.log" 2>&1 &
+    fi
+    if [ -e /usr/include/ips4o.hpp ]; then
+        g++ -O3 -march=native -std=c++17 -Iinclude bench/cpu/host_peers.cpp \
+            $BUILD/libclsort_bench.a $BUILD/libclsort.a -lOpenCL -fopenmp -lhwy_contrib -lhwy \
+            -latomic -pthread -o $BUILD/host_peers > "$OUT/host_peers_build.log" 2>&1 &
+    fi
+    wait
+    if [ -x $BUILD/host_bench ]; then
+        ./$BUILD/host_bench --cases ${HOST_CASES:-u32,u32+4,u64} --sizes ${HOST_SIZES:-32M,256M} \
+            --rounds ${HOST_ROUNDS:-5} --seed $SEED --bandwidth 512M | tee "$OUT/host_gpu.jsonl"
+    else
+        tail -5 "$OUT/host_bench_build.log"
+    fi
+    log "host arrays larger than the device memory the context may use (1 GiB under 256M)"
+    CLSORT_DEVICE_MEMORY=256M ./$BUILD/clsort bench --device gpu --host --keys-only \
+        --sizes 256M --no-qsort --min-reps 3 --seed $SEED | tee "$OUT/host_cap.txt"
+    if [ -x $BUILD/host_peers ]; then
+        ./$BUILD/host_peers --sizes "$CPU_SIZES" --rounds ${HOST_ROUNDS:-5} --seed $SEED |
+            tee "$OUT/host_cpu.jsonl"
+    else
+        tail -5 "$OUT/host_peers_build.log"
+    fi
+    log "the same CPU sorts on device buffers (device time)"
+    ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --no-qsort --min-reps 5 \
+        --seed $SEED | tee "$OUT/host_cpu_buffers.txt"
+    log "A/B of the host routes (CLSORT_HOST_PATH, _CHUNK, _THREADS), order reversed every second round"
+    local r v variants
+    for d in gpu cpu; do
+        if [ $d = gpu ]; then
+            variants="copy staged staged:32M staged:8M:16"
+        else
+            variants="copy mapped"
+        fi
+        for r in 1 2 3 4; do
+            local order=$variants
+            [ $((r % 2)) = 0 ] && order=$(echo $variants | tr ' ' '\n' | tac | tr '\n' ' ')
+            for v in $order; do
+                IFS=: read -r p c t <<< "$v"
+                echo "$d $v round $r: $(CLSORT_HOST_PATH=$p CLSORT_HOST_CHUNK=${c:-} \
+                    CLSORT_HOST_THREADS=${t:-} ./$BUILD/clsort bench --device $d --host \
+                    --keys-only --sizes 32M --no-qsort --min-reps 5 --seed $SEED 2>&1 |
+                    grep -E 'u32 keys|rror')"
+            done
+        done
+    done | tee "$OUT/host_ab.txt"
+    log "Python: clsort.sort against np.sort and torch (32M float32)"
+    for d in gpu cpu; do
+        CLSORT_LIBRARY=$PWD/$BUILD/libclsort.so PYTHONPATH=$PWD/python \
+            python3 bench/python_bench.py --device $d --n 32M --rounds ${HOST_ROUNDS:-5} |
+            tee -a "$OUT/host_python.jsonl"
+    done
 }
 
 stage_cpuratio() {
