@@ -70,8 +70,8 @@ unsigned clsort_host_threads(const clsort_context *ctx)
     if (want == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         want = cpus > 0 ? (unsigned)cpus : 1;
-        if (want > 8) /* more threads add no copy bandwidth */
-            want = 8;
+        if (want > 16) /* more threads add no copy bandwidth */
+            want = 16;
     }
     return want > CLSORT_HOST_MAX_THREADS ? CLSORT_HOST_MAX_THREADS : want;
 }
@@ -451,40 +451,72 @@ static size_t split_at(const merge_pass *p, size_t d)
     return lo;
 }
 
+/* Copies one record of b bytes (a constant after inlining for the usual
+ * sizes). */
+static inline void copy_rec(char *d, const char *s, size_t b)
+{
+    switch (b) {
+    case 1: *d = *s; break;
+    case 2: memcpy(d, s, 2); break;
+    case 4: memcpy(d, s, 4); break;
+    case 8: memcpy(d, s, 8); break;
+    case 16: memcpy(d, s, 16); break;
+    default: memcpy(d, s, b); break;
+    }
+}
+
+/* Merges outputs [d0, d1) of a pass. The side to take is computed without
+ * a branch on it (its outcome is random on random keys). */
+static inline void merge_range(const merge_pass *p, size_t d0, size_t d1, size_t kb, size_t rb)
+{
+    const clsort_merge *m = p->m;
+    size_t i = split_at(p, d0), k = d0 - i;
+    const size_t iend = split_at(p, d1), kend = d1 - iend;
+    char *ok = p->ok ? p->ok + d0 * kb : NULL, *ov = p->ov ? p->ov + d0 * rb : NULL;
+    const char *ak = p->a.k, *av = p->a.v, *bk = p->b.k, *bv = p->b.v;
+    while (i < iend && k < kend) {
+        const uint64_t ka = key_at(m, ak, av, i), kk = key_at(m, bk, bv, k);
+        const bool take_a = ka <= kk;
+        const char *sk = take_a ? ak + i * kb : bk + k * kb;
+        const char *sv = take_a ? av + i * rb : bv + k * rb;
+        if (kb) {
+            copy_rec(ok, sk, kb);
+            ok += kb;
+        }
+        if (rb) {
+            copy_rec(ov, sv, rb);
+            ov += rb;
+        }
+        i += take_a;
+        k += !take_a;
+    }
+    /* one side is done: the rest of the other follows as it is */
+    const char *rk = i < iend ? ak + i * kb : bk + k * kb;
+    const char *rv = i < iend ? av + i * rb : bv + k * rb;
+    const size_t rest = i < iend ? iend - i : kend - k;
+    if (kb)
+        memcpy(ok, rk, rest * kb);
+    if (rb)
+        memcpy(ov, rv, rest * rb);
+}
+
 static void merge_part(void *arg, unsigned j, unsigned n)
 {
     const merge_pass *p = arg;
-    const clsort_merge *m = p->m;
     const size_t total = p->a.n + p->b.n;
     const size_t d0 = total * j / n, d1 = total * (j + 1) / n;
     if (d0 == d1)
         return;
-    size_t i = split_at(p, d0), k = d0 - i;
-    const size_t iend = split_at(p, d1), kend = d1 - iend;
-    const size_t kb = m->by_index ? 0 : m->key_bytes, rb = p->rec;
-    char *ok = p->ok ? p->ok + d0 * kb : NULL, *ov = p->ov ? p->ov + d0 * rb : NULL;
-    uint64_t ka = i < iend ? key_at(m, p->a.k, p->a.v, i) : 0;
-    uint64_t kk = k < kend ? key_at(m, p->b.k, p->b.v, k) : 0;
-    while (i < iend || k < kend) {
-        bool take_a = k >= kend || (i < iend && ka <= kk);
-        const side *s = take_a ? &p->a : &p->b;
-        size_t at = take_a ? i : k;
-        if (kb) {
-            memcpy(ok, s->k + at * kb, kb);
-            ok += kb;
-        }
-        if (rb) {
-            memcpy(ov, s->v + at * rb, rb);
-            ov += rb;
-        }
-        if (take_a) {
-            if (++i < iend)
-                ka = key_at(m, p->a.k, p->a.v, i);
-        } else {
-            if (++k < kend)
-                kk = key_at(m, p->b.k, p->b.v, k);
-        }
-    }
+    const size_t kb = p->m->by_index ? 0 : p->m->key_bytes, rb = p->rec;
+    /* the common shapes with constant sizes */
+    if (kb == 4 && rb == 0)
+        merge_range(p, d0, d1, 4, 0);
+    else if (kb == 8 && rb == 0)
+        merge_range(p, d0, d1, 8, 0);
+    else if (kb == 4 && rb == 4)
+        merge_range(p, d0, d1, 4, 4);
+    else
+        merge_range(p, d0, d1, kb, rb);
 }
 
 /* Merges the sorted runs of m (run r: elements [starts[r], starts[r+1]))

@@ -7,21 +7,19 @@
  * order. Keys are one of clsort's ten types; values are any fixed size.
  *
  * The work. The keys, with what rides along (their values, or their
- * positions when a permutation is wanted), are copied into device buffers,
- * sorted there by clsort_sort_keys_buffer / clsort_sort_pairs_buffer and
- * copied back, so the order is the library's: stable, floats with -0.0 ==
- * +0.0 and NaN last (see clsort.h). The copies and the sort are enqueued
- * at once; while a progress line shows, their events are polled so that it
- * keeps moving. When both values and a permutation are wanted, or values
- * are larger than the library carries (64 KiB), the device sorts (key,
+ * positions when a permutation is wanted), are read into host memory and
+ * sorted there by clsort_sort_keys / clsort_sort_pairs, the library's
+ * host-array path (pinned, overlapped copies on a GPU, in place on a CPU,
+ * runs merged in host memory when they exceed the device), so the order
+ * is the library's: stable, floats with -0.0 == +0.0 and NaN last (see
+ * clsort.h). When both values and a permutation are wanted, or values are
+ * larger than the library carries (64 KiB), the device sorts (key,
  * position) and the values are gathered on the host.
  *
- * Chunks. When the input does not fit the device at once it is sorted in
- * chunks: the most keys whose buffers and clsort_temp_size fit 3/4 of the
- * device's global memory, each buffer within its largest allocation, and
- * whose host copy fits half the physical memory (halved again if the
- * device still runs out), or what --chunk-bytes / $CLSORT_SORT_CHUNK_BYTES
- * say. Each sorted chunk, a run, is appended to temporary files beside the
+ * Chunks. When the input does not fit a third of the physical memory
+ * (records and the library's merge space for as many) it is sorted in
+ * chunks that do (halved again if the device still runs out), or what
+ * --chunk-bytes / $CLSORT_SORT_CHUNK_BYTES say. Each sorted chunk, a run, is appended to temporary files beside the
  * first output, unlinked as soon as they are created so that nothing is
  * ever left behind. The runs are then merged on the host, k ways, with a
  * binary heap ordered by (the key's order-preserving image over the bit
@@ -30,8 +28,9 @@
  * start plus the position in it).
  *
  * Memory. While sorting: one chunk of records on the host (keys, values
- * and positions) and on the device (keys, what rides along, the library's
- * temporaries). While merging: MERGE_READ_BYTES of read buffers in all,
+ * and positions), the library's merge space where the chunk exceeds the
+ * device, and on the device what the library's host path takes (at most
+ * the device's memory or $CLSORT_DEVICE_MEMORY). While merging: MERGE_READ_BYTES of read buffers in all,
  * split over the runs (at least MERGE_MIN_RECORDS records each), one
  * WRITE_BUFFER_BYTES buffer per output, and about 80 bytes of cursor and
  * heap entry per run. On disk: the runs take as much room as the keys, values and
@@ -96,7 +95,9 @@ const char clsort_sort_usage[] =
     "  --chunk-bytes N      sort at most N bytes of records (key + value + index)\n"
     "                       per device sort and merge the sorted runs on the host\n"
     "                       (suffixes K, M, G; also $CLSORT_SORT_CHUNK_BYTES);\n"
-    "                       default: the most that fits the device\n"
+    "                       default: what fits a third of the host's memory (the\n"
+    "                       library sorts a chunk larger than the device in runs\n"
+    "                       merged in host memory)\n"
     "  Runs of an input larger than a chunk go to unlinked temporary files beside\n"
     "  the first output (as large as the outputs); the merge reads them through\n"
     "  64 MiB of buffers and writes each output through 1 MiB. Outputs are written\n"
@@ -1041,8 +1042,6 @@ typedef struct sort_job {
     size_t chunk; /* keys per chunk */
     int chunk_auto;
     unsigned char *kbuf, *vbuf, *ibuf, *gbuf; /* host: keys, values, positions, gathers */
-    cl_mem dkeys, dpay;                       /* device: keys and what rides along */
-    size_t dchunk;                            /* the keys they hold */
 
     /* runs, when there is more than one chunk */
     FILE *run[S_COUNT];
@@ -1332,40 +1331,18 @@ static int choose_chunk(sort_job *j)
         return 0;
     }
     j->chunk_auto = 1;
-    clsort_device_info di;
-    clsort_status s = clsort_context_device_info(j->ctx, &di);
-    if (s != CLSORT_SUCCESS) {
-        msg("cannot query the device: %s", clsort_status_string(s));
-        return -1;
-    }
-    uint64_t dev_budget = di.global_mem_bytes / 4 * 3;
-    uint64_t max_alloc = di.max_alloc_bytes ? di.max_alloc_bytes : di.global_mem_bytes / 4;
+    /* The library sorts what exceeds the device in runs merged in host
+     * memory: a chunk is bounded by the host's memory alone. */
+    (void)dev_payload;
     uint64_t host_budget = UINT64_MAX;
 #ifdef _SC_PHYS_PAGES
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0)
-        host_budget = (uint64_t)pages * (uint64_t)page / 2;
+        host_budget = (uint64_t)pages * (uint64_t)page / 3;
 #endif
-    /* The largest count that fits: all of them, else a binary search. */
-    uint64_t lo = 0, hi = j->n;
-    for (uint64_t mid = hi; lo < hi; mid = lo + (hi - lo + 1) / 2) {
-        size_t temp = 0;
-        int fits = mid * j->es[S_KEYS] <= max_alloc && mid * dev_payload <= max_alloc &&
-                   mid * host_rec <= host_budget &&
-                   clsort_temp_size(j->ctx, j->type, dev_payload, (size_t)mid, &j->opts, &temp) ==
-                       CLSORT_SUCCESS &&
-                   mid * (j->es[S_KEYS] + dev_payload) + temp <= dev_budget;
-        if (fits)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    if (lo == 0) {
-        msg("the device (%s) has too little memory to sort even one key of this shape",
-            di.device_name);
-        return -1;
-    }
-    j->chunk = (size_t)lo;
+    /* the records, and the library's merge space for as many */
+    uint64_t c = host_budget / (2 * host_rec);
+    j->chunk = (size_t)(c < 1 ? 1 : c > j->n ? j->n : c);
     return 0;
 }
 
@@ -1409,12 +1386,6 @@ static void release_chunk(sort_job *j)
     free(j->ibuf);
     free(j->gbuf);
     j->kbuf = j->vbuf = j->ibuf = j->gbuf = NULL;
-    if (j->dkeys)
-        clReleaseMemObject(j->dkeys);
-    if (j->dpay)
-        clReleaseMemObject(j->dpay);
-    j->dkeys = j->dpay = NULL;
-    j->dchunk = 0;
 }
 
 /* Writes one sorted chunk's streams to dst (NULL entries are skipped):
@@ -1497,111 +1468,19 @@ static int add_run(sort_job *j, uint64_t start)
 
 /* Makes the device buffers hold chunk keys and their payload (no-op when
  * they already do). Returns an OpenCL status on failure. */
-static clsort_status device_buffers(sort_job *j, size_t chunk)
+/* Sorts the chunk of cnt keys in kbuf (with its payload) through the
+ * library's host-array path: pinned, overlapped copies on a GPU, in place on
+ * a device that shares host memory, and runs merged in host memory where
+ * the chunk exceeds the device's memory. */
+static clsort_status chunk_sort(sort_job *j, size_t cnt)
 {
-    if (j->dchunk == chunk && j->dkeys)
-        return CLSORT_SUCCESS;
-    if (j->dkeys)
-        clReleaseMemObject(j->dkeys);
-    if (j->dpay)
-        clReleaseMemObject(j->dpay);
-    j->dkeys = j->dpay = NULL;
-    j->dchunk = 0;
-    cl_context c = clsort_context_cl_context(j->ctx);
-    cl_int err = CL_SUCCESS;
-    j->dkeys = clCreateBuffer(c, CL_MEM_READ_WRITE, chunk * j->es[S_KEYS], NULL, &err);
-    if (!j->dkeys)
-        return err != CL_SUCCESS ? err : CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    if (j->payload != PAYLOAD_NONE) {
-        j->dpay = clCreateBuffer(c, CL_MEM_READ_WRITE, chunk * payload_size(j), NULL, &err);
-        if (!j->dpay)
-            return err != CL_SUCCESS ? err : CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    }
-    j->dchunk = chunk;
-    return CLSORT_SUCCESS;
-}
-
-/* Sorts the chunk of cnt keys in kbuf (with its payload) on the device:
- * copies it in, sorts and copies it back, all enqueued at once, then
- * waits; while the progress line is on, by polling the events so that the
- * line keeps moving. *from_library tells whether the failure (if any) came
- * from a clsort call (then the context has its message). */
-static clsort_status device_sort(sort_job *j, size_t cnt, const char *label, int *from_library)
-{
-    cl_command_queue q = clsort_context_queue(j->ctx);
     unsigned char *pbuf = j->payload == PAYLOAD_INDEX    ? j->ibuf
                           : j->payload == PAYLOAD_VALUES ? j->vbuf
                                                          : NULL;
-    size_t ps = payload_size(j), kbytes = cnt * j->es[S_KEYS];
-    /* copy in: keys, payload; sort; copy out: keys, payload */
-    cl_event ev[5] = {NULL, NULL, NULL, NULL, NULL};
-    cl_uint nin = 0;
-    *from_library = 0;
-    clsort_status s =
-        clEnqueueWriteBuffer(q, j->dkeys, CL_FALSE, 0, kbytes, j->kbuf, 0, NULL, &ev[0]);
-    if (s == CL_SUCCESS)
-        nin = 1;
-    if (s == CL_SUCCESS && pbuf) {
-        s = clEnqueueWriteBuffer(q, j->dpay, CL_FALSE, 0, cnt * ps, pbuf, 0, NULL, &ev[1]);
-        if (s == CL_SUCCESS)
-            nin = 2;
-    }
-    if (s == CL_SUCCESS) {
-        if (pbuf)
-            s = clsort_sort_pairs_buffer(j->ctx, j->type, j->dkeys, 0, j->dpay, 0, ps, cnt,
-                                         &j->opts, nin, ev, &ev[2]);
-        else
-            s = clsort_sort_keys_buffer(j->ctx, j->type, j->dkeys, 0, cnt, &j->opts, nin, ev,
-                                        &ev[2]);
-        *from_library = s != CLSORT_SUCCESS;
-    }
-    if (s == CL_SUCCESS)
-        s = clEnqueueReadBuffer(q, j->dkeys, CL_FALSE, 0, kbytes, j->kbuf, 1, &ev[2], &ev[3]);
-    if (s == CL_SUCCESS && pbuf)
-        s = clEnqueueReadBuffer(q, j->dpay, CL_FALSE, 0, cnt * ps, pbuf, 1, &ev[2], &ev[4]);
-    if (s == CL_SUCCESS)
-        s = clFlush(q);
-    while (s == CL_SUCCESS && progress.on) {
-        int pending = -1;
-        for (int e = 0; e < 5 && s == CL_SUCCESS; e++) {
-            cl_int st = CL_COMPLETE;
-            if (!ev[e])
-                continue;
-            cl_int err =
-                clGetEventInfo(ev[e], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-            if (err != CL_SUCCESS)
-                s = err;
-            else if (st < 0)
-                s = st;
-            else if (st != CL_COMPLETE && pending < 0)
-                pending = e;
-        }
-        if (s != CL_SUCCESS || pending < 0)
-            break;
-        progress_show(0, "%s%s%s %zu keys", label, *label ? " " : "",
-                      pending < 2    ? "copying to the device"
-                      : pending == 2 ? "sorting"
-                                     : "copying back",
-                      cnt);
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    /* Whatever happened, nothing may still use the host arrays. */
-    cl_int fin = clFinish(q);
-    if (s == CL_SUCCESS)
-        s = fin;
-    for (int e = 0; e < 5; e++) {
-        if (!ev[e])
-            continue;
-        cl_int st = CL_COMPLETE;
-        if (s == CL_SUCCESS &&
-            clGetEventInfo(ev[e], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL) ==
-                CL_SUCCESS &&
-            st < 0)
-            s = st;
-        clReleaseEvent(ev[e]);
-    }
-    return s;
+    if (pbuf)
+        return clsort_sort_pairs(j->ctx, j->type, j->kbuf, pbuf, payload_size(j), cnt,
+                                 &j->opts);
+    return clsort_sort_keys(j->ctx, j->type, j->kbuf, cnt, &j->opts);
 }
 
 /* Sorts the input chunk by chunk. A single chunk goes straight to the
@@ -1640,10 +1519,7 @@ static int sort_phase(sort_job *j)
         if (j->payload == PAYLOAD_INDEX)
             fill_positions(j->ibuf, j->pos_size, start, cnt);
         progress_show(1, "%s%ssorting %zu keys", label, *label ? " " : "", cnt);
-        int from_library = 0;
-        clsort_status s = device_buffers(j, chunk);
-        if (s == CLSORT_SUCCESS)
-            s = device_sort(j, cnt, label, &from_library);
+        clsort_status s = chunk_sort(j, cnt);
         if (s != CLSORT_SUCCESS) {
             if (j->chunk_auto && is_memory_status(s) && chunk / 2 >= MIN_RETRY_KEYS) {
                 /* Too big for the device after all: halve the chunk and read
@@ -1651,7 +1527,7 @@ static int sort_phase(sort_job *j)
                 chunk /= 2;
                 continue;
             }
-            const char *detail = from_library ? clsort_context_last_error(j->ctx) : "";
+            const char *detail = clsort_context_last_error(j->ctx);
             msg("sorting keys %" PRIu64 " to %" PRIu64 " failed: %s%s%s%s", start, start + cnt,
                 clsort_status_string(s), *detail ? ": " : "", detail,
                 !j->chunk_auto && is_memory_status(s) ? " (a smaller --chunk-bytes may fit)" : "");

@@ -143,6 +143,7 @@ static void check_folder(const char *sub, const char *const *names, int line)
 /* ------------------------------------------------------- running clsort */
 
 static const char *child_chunk_env; /* CLSORT_SORT_CHUNK_BYTES for the child */
+static const char *child_device_memory; /* CLSORT_DEVICE_MEMORY for the child */
 static rlim_t child_fsize;          /* RLIMIT_FSIZE for the child (0: none) */
 
 static void slurp(const char *file, char *buf, size_t cap)
@@ -187,6 +188,8 @@ static int clsort(const char *fmt, ...)
             setenv("CLSORT_SORT_CHUNK_BYTES", child_chunk_env, 1);
         else
             unsetenv("CLSORT_SORT_CHUNK_BYTES");
+        if (child_device_memory)
+            setenv("CLSORT_DEVICE_MEMORY", child_device_memory, 1);
         if (child_fsize) {
             struct rlimit rl = {child_fsize, child_fsize};
             setrlimit(RLIMIT_FSIZE, &rl);
@@ -765,6 +768,15 @@ static void test_merge(void)
     child_chunk_env = "junk-is-ignored-when-the-option-is-given";
     check_sort(CLSORT_F32, 300, 57, 2, 8, NULL, 0, "--chunk-bytes 1");
     child_chunk_env = NULL;
+    /* Files larger than the device memory the tool may use: the library
+     * sorts them in runs merged in host memory; with small chunks too, the
+     * runs of both kinds. */
+    child_device_memory = "256K";
+    check_sort(CLSORT_U32, 300007, 71, 0, 0, NULL, 0, NULL);
+    check_sort(CLSORT_F64, 100003, 72, 4, 0, NULL, 1, NULL);
+    check_sort(CLSORT_I16, 200003, 73, 0, 8, NULL, 0, NULL);
+    check_sort(CLSORT_U32, 200003, 74, 12, 0, NULL, 0, "--chunk-bytes 512K");
+    child_device_memory = NULL;
     /* .npy through the merge, with the permutation only. */
     size_t n = 12345, len;
     unsigned char *keys = make_keys(CLSORT_F32, n, 58);
