@@ -7,7 +7,7 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers cpuratio scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep host pack
+#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep host hostcli pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
@@ -214,6 +214,52 @@ stage_host() {
             python3 bench/python_bench.py --device $d --n 32M --rounds ${HOST_ROUNDS:-5} |
             tee -a "$OUT/host_python.jsonl"
     done
+}
+
+stage_hostcli() {
+    # `clsort sort` of a raw u32 file (HOSTCLI_N keys, default 256M) on the
+    # GPU: whole, with the device memory capped below the file (runs merged
+    # in host memory), and in chunks of a quarter (runs on disk); wall clock
+    # of the command, file in the page cache
+    local n=${HOSTCLI_N:-256M} f=/tmp/clsort_cli_in.bin
+    log "clsort sort of a $n-key u32 file"
+    python3 -c "import numpy as np,sys; n=int(sys.argv[1]); np.random.default_rng(1).integers(0, 2**32, n, dtype=np.uint32).tofile(sys.argv[2])" \
+        $(( $(echo $n | sed 's/M$/*1048576/;s/G$/*1073741824/') )) $f
+    cat $f > /dev/null
+    local bytes=$(stat -c %s $f) t0 t1 how
+    for how in "whole" "cap" "chunks"; do
+        t0=$(date +%s.%N)
+        case $how in
+            whole) ./$BUILD/clsort sort --device gpu --type u32 $f /tmp/clsort_cli_out.bin ;;
+            cap) CLSORT_DEVICE_MEMORY=256M ./$BUILD/clsort sort --device gpu --type u32 $f /tmp/clsort_cli_out.bin ;;
+            chunks) ./$BUILD/clsort sort --device gpu --type u32 --chunk-bytes $((bytes / 4)) $f /tmp/clsort_cli_out.bin ;;
+        esac
+        t1=$(date +%s.%N)
+        python3 -c "import numpy as np; a=np.fromfile('/tmp/clsort_cli_out.bin', dtype=np.uint32); assert (a[1:] >= a[:-1]).all() and a.size == $bytes // 4" &&
+            echo "clsort sort $how: $(python3 -c "print(round(($t1 - $t0) * 1e3, 1))") ms for $bytes bytes" |
+            tee -a "$OUT/hostcli.txt"
+    done
+    rm -f $f /tmp/clsort_cli_out.bin
+    log "Python on the CPU: where the time of clsort.sort goes (32M float32)"
+    CLSORT_LIBRARY=$PWD/$BUILD/libclsort.so PYTHONPATH=$PWD/python python3 - <<'PY' | tee -a "$OUT/hostcli.txt"
+import time, numpy as np, clsort
+c = clsort.Context("cpu")
+g = np.random.default_rng(1)
+for name, a in (("normal", g.standard_normal(1 << 25).astype(np.float32)),
+                ("uniform [0,1)", g.random(1 << 25, dtype=np.float32)),
+                ("random bits", g.integers(0, 2**32, 1 << 25, dtype=np.uint32).view(np.float32))):
+    c.sort(a)
+    t = {}
+    for k in range(5):
+        for what, f in (("np.copy", lambda: a.copy()), ("clsort.sort", lambda: c.sort(a)),
+                        ("sort_inplace of a copy", None), ("np.sort", lambda: np.sort(a))):
+            if f is None:
+                b = a.copy(); t0 = time.perf_counter(); c.sort_inplace(b)
+            else:
+                t0 = time.perf_counter(); f()
+            t.setdefault(what, []).append((time.perf_counter() - t0) * 1e3)
+    print(name, {k: round(sorted(v)[2], 1) for k, v in t.items()})
+PY
 }
 
 stage_cpuratio() {
