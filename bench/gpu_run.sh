@@ -188,15 +188,17 @@ stage_host() {
     log "the same CPU sorts on device buffers (device time)"
     ./$BUILD/clsort bench --device cpu --sizes "$CPU_SIZES" --no-qsort --min-reps 5 \
         --seed $SEED | tee "$OUT/host_cpu_buffers.txt"
+    ./$BUILD/clsort bench --device cpu --host --sizes "$CPU_SIZES" --no-qsort --min-reps 5 \
+        --seed $SEED | tee -a "$OUT/host_cpu_buffers.txt"
     log "A/B of the host routes (CLSORT_HOST_PATH, _CHUNK, _THREADS), order reversed every second round"
     local r v variants
     for d in gpu cpu; do
         if [ $d = gpu ]; then
-            variants="copy staged staged:32M staged:8M:16"
+            variants=${HOST_AB_GPU:-"copy staged staged:4M staged:16M staged:8M:8"}
         else
-            variants="copy mapped"
+            variants=${HOST_AB_CPU:-"copy mapped"}
         fi
-        for r in 1 2 3 4; do
+        for r in $(seq 1 ${HOST_AB_ROUNDS:-4}); do
             local order=$variants
             [ $((r % 2)) = 0 ] && order=$(echo $variants | tr ' ' '\n' | tac | tr '\n' ' ')
             for v in $order; do
