@@ -253,10 +253,32 @@ typedef struct clsort_options {
 
 /* ------------------------------------------------------ sorting host arrays */
 
-/* Sorts keys[0..n) of type key_type in place. Copies the keys to the
- * device, sorts there and copies them back; blocks until done. */
+/* Sorts keys[0..n) of type key_type in place; blocks until done.
+ *
+ * Host arrays reach the device the fastest way it allows: on a device that
+ * shares host memory (CPUs through PoCL, integrated GPUs) the arrays are
+ * sorted where they lie (a CL_MEM_USE_HOST_PTR buffer; arrays not aligned
+ * to their elements are copied); on a discrete GPU they travel through the
+ * context's pinned chunks, copied by up to 16 host threads while the chunks
+ * before are in flight ($CLSORT_HOST_THREADS and $CLSORT_HOST_CHUNK change
+ * that for measurements). Arrays larger than the device memory the context
+ * may use (clsort_context_config.device_memory) are sorted in runs that
+ * fit and merged on the host, with temporary host memory as large as the
+ * arrays. Failures found before the sort starts (arguments, memory,
+ * kernel builds) leave the arrays unchanged; after a device fault during
+ * the sort or the copy back (an error status from the driver) their
+ * contents are undefined. */
 clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
                                const clsort_options *options);
+
+/* Writes the sorted keys[0..n) to sorted[0..n); keys are not changed (they
+ * may be read-only memory, such as a mapped file). sorted may be keys
+ * itself (then as clsort_sort_keys) but must not overlap it otherwise. The
+ * copy travels with the sort: no extra pass over the keys on a GPU, one
+ * copy by host threads where the device sorts host memory in place. On
+ * failure sorted is unchanged. Blocks until done. */
+clsort_status clsort_sort_keys_copy(clsort_context *ctx, clsort_type key_type, const void *keys,
+                                    void *sorted, size_t n, const clsort_options *options);
 
 /* Sorts keys[0..n) and carries values[0..n) (value_size bytes each) along.
  * Fast value sizes: 1, 2, 4, 8 and 16 bytes, carried through every pass.

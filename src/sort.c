@@ -398,8 +398,16 @@ static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const ho
     const size_t ibytes = rq->mode == MODE_ARGSORT ? n * rq->index_bytes : 0;
     CLSORT_TRY(check_memory(ctx, rq, false, 0));
     cl_mem dk = NULL, dv = NULL;
+    const void *keys = ha->keys_in;
+    if (ha->keys_out && ha->keys_out != ha->keys_in) {
+        /* a sorted copy: the copy by host threads, then the sort in place */
+        clsort_team *team = clsort_team_start(clsort_host_threads(ctx));
+        clsort_host_copy(team, ha->keys_out, ha->keys_in, kbytes);
+        clsort_team_stop(team);
+        keys = ha->keys_out;
+    }
     clsort_status st =
-        clsort_host_wrap(ctx, (void *)ha->keys_in, kbytes, rq->mode == MODE_ARGSORT, &dk);
+        clsort_host_wrap(ctx, (void *)keys, kbytes, rq->mode == MODE_ARGSORT, &dk);
     if (st == CLSORT_SUCCESS && (vbytes || ibytes))
         st = clsort_host_wrap(ctx, vbytes ? ha->values : ha->indices, vbytes + ibytes, false, &dv);
     if (st != CLSORT_SUCCESS)
@@ -489,6 +497,7 @@ static unsigned host_path(const clsort_context *ctx, const request *rq, const ho
         path = ctx->facts.host_unified ? CLSORT_HOST_MAPPED : CLSORT_HOST_STAGED;
     if (path == CLSORT_HOST_MAPPED &&
         (!aligned_to(ha->keys_in, rq->job.key.bytes) ||
+         (ha->keys_out && !aligned_to(ha->keys_out, rq->job.key.bytes)) ||
          (ha->values && !aligned_to(ha->values, natural_align(rq->value_size))) ||
          (ha->indices && !aligned_to(ha->indices, rq->index_bytes))))
         path = CLSORT_HOST_STAGED;
@@ -648,6 +657,28 @@ clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *
     if (n < 2)
         return CLSORT_SUCCESS;
     return host_sort(ctx, &rq, keys, keys, NULL, NULL);
+}
+
+clsort_status clsort_sort_keys_copy(clsort_context *ctx, clsort_type key_type, const void *keys,
+                                    void *sorted, size_t n, const clsort_options *options)
+{
+    CLSORT_TRY(check_context(ctx, "clsort_sort_keys_copy"));
+    request rq = {.fn = "clsort_sort_keys_copy", .mode = MODE_KEYS, .host_runs = true};
+    CLSORT_TRY(check_request(ctx, &rq, key_type, n, 0, 0, options));
+    if (n > 0 && (!keys || !sorted))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_sort_keys_copy: keys or sorted is NULL");
+    const size_t bytes = n * rq.job.key.bytes;
+    if (n > 0 && keys != sorted && overlap(keys, bytes, sorted, bytes))
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "clsort_sort_keys_copy: keys and sorted overlap without being the "
+                           "same array");
+    if (n < 2) {
+        if (n == 1 && keys != sorted)
+            memcpy(sorted, keys, bytes);
+        return CLSORT_SUCCESS;
+    }
+    return host_sort(ctx, &rq, keys, sorted, NULL, NULL);
 }
 
 clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type key_type, void *keys,

@@ -83,6 +83,45 @@ done:
     free(perm);
 }
 
+/* clsort_sort_keys_copy: the sorted copy against the reference, the input
+ * untouched, in place when both are one array, refused when they overlap
+ * otherwise. */
+static void sorted_copy(clsort_context *ctx, clsort_type type, size_t n, data_dist dist,
+                        int descending, const char *label)
+{
+    const size_t kb = clsort_type_size(type);
+    unsigned char *in = malloc(n * kb + 8), *orig = malloc(n * kb + 8), *out = malloc(n * kb + 8);
+    size_t *perm = malloc(n * sizeof *perm);
+    if (!in || !orig || !out || !perm) {
+        CHECK(false, "out of host memory");
+        goto done;
+    }
+    data_fill(in, type, n, dist, test_seed(label, n, 0));
+    memcpy(orig, in, n * kb);
+    memset(out, 0x5a, n * kb);
+    clsort_options o = {.descending = descending};
+    clsort_status s = clsort_sort_keys_copy(ctx, type, in, out, n, &o);
+    CHECK(s == CLSORT_SUCCESS, "%s: %s", label, clsort_context_last_error(ctx));
+    CHECK(!memcmp(in, orig, n * kb), "%s: the input changed", label);
+    ref_stable_perm(type, orig, n, 0, 0, descending, perm);
+    check_permuted(label, orig, out, perm, n, kb);
+    s = clsort_sort_keys_copy(ctx, type, in, in, n, &o); /* one array: in place */
+    CHECK(s == CLSORT_SUCCESS, "%s in place: %s", label, clsort_context_last_error(ctx));
+    check_permuted(label, orig, in, perm, n, kb);
+    if (n > 1) {
+        memcpy(in, orig, n * kb);
+        s = clsort_sort_keys_copy(ctx, type, in, in + kb, n - 1, &o);
+        CHECK(s == CLSORT_ERROR_INVALID_ARGUMENT, "%s: overlapping arrays gave %s", label,
+              clsort_status_string(s));
+        CHECK(!memcmp(in, orig, n * kb), "%s: a refused call changed the input", label);
+    }
+done:
+    free(in);
+    free(orig);
+    free(out);
+    free(perm);
+}
+
 /* Every route, with 4 KiB chunks: sizes at and around the chunk and the
  * ring of chunks (4 slots), every type, pairs (records too) and argsort. */
 void test_host_routes(void)
@@ -127,6 +166,11 @@ void test_host_routes(void)
             snprintf(label, sizeof label, "%s f32 pairs of %zu bytes", paths[p], vsizes[v]);
             sort_and_check(ctx, &c, label);
         }
+        snprintf(label, sizeof label, "%s sorted copy f32", paths[p]);
+        sorted_copy(ctx, CLSORT_F32, 70001, DATA_SPECIALS, 0, label);
+        snprintf(label, sizeof label, "%s sorted copy u16 descending", paths[p]);
+        sorted_copy(ctx, CLSORT_U16, 4097, DATA_FEW_UNIQUE, 1, label);
+        sorted_copy(ctx, CLSORT_U8, 1, DATA_UNIFORM, 0, "sorted copy of one key");
         sort_case c = {.type = CLSORT_U64, .dist = DATA_UNIFORM, .n = 30011,
                        .mode = CHECK_ARGSORT, .index_type = CLSORT_U64};
         c.opt.begin_bit = 7;
@@ -173,6 +217,8 @@ void test_host_runs(void)
             snprintf(label, sizeof label, "%s runs argsort descending n=%zu", paths[p], n);
             sort_and_check(ctx, &c, label);
         }
+        snprintf(label, sizeof label, "%s runs sorted copy i64", paths[p]);
+        sorted_copy(ctx, CLSORT_I64, 300007, DATA_NARROW_16, 0, label);
         sort_case c = {.type = CLSORT_F64, .dist = DATA_SPECIALS, .n = 400009};
         c.seed = test_seed("host_runs_f", c.n, (unsigned)p);
         snprintf(label, sizeof label, "%s runs f64 specials", paths[p]);

@@ -1,6 +1,7 @@
 // host_peers.cpp - host arrays in, sorted host arrays out, wall clock, on a
 // CPU: clsort's host API (on the OpenCL CPU device, PoCL) against ips4o on
-// every thread, Highway's vqsort (one thread) and std::sort, in one
+// every thread, Highway's vqsort (one thread) and std::sort, and against
+// clsort's own sort of device buffers (clsort_buffers), in one
 // process, on the same inputs (bench/data.c), the order of the programs
 // rotating round by round. u32 keys, and u32 keys with u32 values (the
 // peers sort an array of (key, value) structs by key). clsort's result is
@@ -136,9 +137,24 @@ int main(int argc, char **argv)
             ref = recs;
             std::stable_sort(ref.begin(), ref.end(),
                              [](const Rec &a, const Rec &b) { return a.key < b.key; });
-            std::vector<std::string> impls = {"clsort", "ips4o", "vqsort", "std_sort"};
+            std::vector<std::string> impls = {"clsort", "clsort_buffers", "ips4o", "vqsort",
+                                              "std_sort"};
             if (pairs)
-                impls = {"clsort", "ips4o", "std_sort"};
+                impls = {"clsort", "clsort_buffers", "ips4o", "std_sort"};
+            // device buffers of the same data (wall clock of the sort alone)
+            cl_context clc = clsort_context_cl_context(ctx);
+            cl_command_queue q = clsort_context_queue(ctx);
+            cl_int e = CL_SUCCESS;
+            cl_mem pk = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4,
+                                       keys.data(), &e);
+            cl_mem bk = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * 4, nullptr, &e);
+            cl_mem pv = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4,
+                                       vals.data(), &e);
+            cl_mem bv = clCreateBuffer(clc, CL_MEM_READ_WRITE, n * 4, nullptr, &e);
+            if (!pk || !bk || !pv || !bv) {
+                fprintf(stderr, "host_peers: device buffers: %d\n", e);
+                return 1;
+            }
             std::vector<std::vector<double>> t(impls.size());
             auto once = [&](const std::string &im) {
                 double t0 = 0, ms = 0;
@@ -161,6 +177,24 @@ int main(int argc, char **argv)
                             fprintf(stderr, "host_peers: clsort wrong at %zu (n=%zu)\n", i, n);
                             exit(1);
                         }
+                } else if (im == "clsort_buffers") {
+                    clEnqueueCopyBuffer(q, pk, bk, 0, 0, n * 4, 0, nullptr, nullptr);
+                    if (pairs)
+                        clEnqueueCopyBuffer(q, pv, bv, 0, 0, n * 4, 0, nullptr, nullptr);
+                    clFinish(q);
+                    t0 = now_ms();
+                    clsort_status s = pairs ? clsort_sort_pairs_buffer(ctx, CLSORT_U32, bk, 0, bv,
+                                                                       0, 4, n, nullptr, 0,
+                                                                       nullptr, nullptr)
+                                            : clsort_sort_keys_buffer(ctx, CLSORT_U32, bk, 0, n,
+                                                                      nullptr, 0, nullptr,
+                                                                      nullptr);
+                    clFinish(q);
+                    ms = now_ms() - t0;
+                    if (s != CLSORT_SUCCESS) {
+                        fprintf(stderr, "host_peers: %s\n", clsort_context_last_error(ctx));
+                        exit(1);
+                    }
                 } else if (!pairs) {
                     memcpy(wk.data(), keys.data(), n * 4);
                     t0 = now_ms();
@@ -201,10 +235,15 @@ int main(int argc, char **argv)
                 printf("{\"impl\": \"%s\", \"case\": \"%s\", \"n\": %zu, \"device\": \"%s\", "
                        "\"threads\": %d, \"rounds\": %zu, \"ms\": %.3f, \"mkeys_per_s\": %.1f, "
                        "\"clsort_speedup\": %.3f, \"timing\": \"host\"}\n",
-                       impls[k].c_str(), cs.c_str(), n, impls[k] == "clsort" ? info.device_name : "host",
+                       impls[k].c_str(), cs.c_str(), n,
+                       impls[k].rfind("clsort", 0) == 0 ? info.device_name : "host",
                        impls[k] == "vqsort" || impls[k] == "std_sort" ? 1 : threads, t[k].size(),
                        median(t[k]), n / median(t[k]) / 1e3, median(t[k]) / median(t[0]));
             fflush(stdout);
+            clReleaseMemObject(pk);
+            clReleaseMemObject(bk);
+            clReleaseMemObject(pv);
+            clReleaseMemObject(bv);
         }
     }
     clsort_context_release(ctx);

@@ -131,6 +131,8 @@ _device_list = _fn("clsort_device_list", _status, ctypes.POINTER(_DeviceInfo), _
 _device_info = _fn("clsort_context_device_info", _status, _vp, ctypes.POINTER(_DeviceInfo))
 _sort_keys = _fn("clsort_sort_keys", _status, _vp, ctypes.c_int, _vp, _size_t,
                  ctypes.POINTER(_Options))
+_sort_keys_copy = _fn("clsort_sort_keys_copy", _status, _vp, ctypes.c_int, _vp, _vp, _size_t,
+                      ctypes.POINTER(_Options))
 _sort_pairs = _fn("clsort_sort_pairs", _status, _vp, ctypes.c_int, _vp, _vp, _size_t, _size_t,
                   ctypes.POINTER(_Options))
 _argsort = _fn("clsort_argsort", _status, _vp, ctypes.c_int, _vp, _size_t, ctypes.c_int, _vp,
@@ -428,6 +430,17 @@ class Context:
         a = _keys_input(a, "a")
         _check_kind(kind)
         o = _options(descending, bits, algorithm, radix_bits)
+        if axis is not None:
+            _normalize_axis(axis, a.ndim)
+        src = _key_view(a)
+        if src is not None and src.ndim == 1 and src.flags.c_contiguous and src.size > 1:
+            # one array: the library writes the sorted copy (no pass of
+            # NumPy's over the keys first)
+            out = np.empty_like(src)
+            with self._lock:
+                self._check(_sort_keys_copy(self._live(), KEY_DTYPES[src.dtype], _ptr(src),
+                                            _ptr(out), src.size, ctypes.byref(o)))
+            return out.view(np.bool_) if a.dtype == np.bool_ else out
         if axis is None:
             work = _native_copy(a.reshape(-1))
             axis = 0
