@@ -463,14 +463,14 @@ static clsort_status host_sort_staged(clsort_context *ctx, request *rq, const ho
     if (st == CLSORT_SUCCESS) {
         clsort_seq seq = {0, NULL};
         st = run_request(ctx, rq, dk, 0, dv, 0, true, &seq, &recs);
-        if (st != CLSORT_SUCCESS)
-            clFinish(ctx->queue);
     }
     if (st == CLSORT_SUCCESS && ha->keys_out)
         st = clsort_host_download(ctx, team, dk, 0, ha->keys_out, kbytes);
     if (st == CLSORT_SUCCESS && (vbytes || ibytes))
         st = clsort_host_download(ctx, team, recs ? recs : dv, 0,
                                   vbytes ? ha->values : ha->indices, vbytes + ibytes);
+    if (st != CLSORT_SUCCESS)
+        clFinish(ctx->queue); /* nothing may read the caller's arrays after we return */
     ctx->stage_min = saved_min;
     clsort_team_stop(team);
     return st;
