@@ -52,6 +52,12 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: what this header declares
+ * is all it exports. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
 #define CLSORT_VERSION_MAJOR 0
 #define CLSORT_VERSION_MINOR 1
 #define CLSORT_VERSION_PATCH 0
@@ -441,6 +447,10 @@ clsort_status clsort_context_save_tuning(clsort_context *ctx);
 
 /* The tuning keys with their meaning, one per line. Static. */
 const char *clsort_tuning_keys(void);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
