@@ -157,7 +157,7 @@ static void copy_slice(void *p, unsigned j, unsigned n)
 {
     const copy_job *c = p;
     const size_t page = 4096;
-    size_t per = (c->bytes / n + page - 1) / page * page;
+    size_t per = ((c->bytes + n - 1) / n + page - 1) / page * page;
     size_t lo = (size_t)j * per;
     if (lo >= c->bytes)
         return;

@@ -9,6 +9,8 @@
  * chunk size and a device memory cap (0: none). */
 static clsort_context *host_context(const char *path, const char *chunk, uint64_t cap)
 {
+    /* 16 copy threads whatever the machine: copies split unevenly */
+    setenv("CLSORT_HOST_THREADS", "16", 1);
     setenv("CLSORT_HOST_PATH", path, 1);
     if (chunk)
         setenv("CLSORT_HOST_CHUNK", chunk, 1);
@@ -20,6 +22,7 @@ static clsort_context *host_context(const char *path, const char *chunk, uint64_
     clsort_status s = clsort_context_create_with_config(&ctx, &cfg);
     unsetenv("CLSORT_HOST_PATH");
     unsetenv("CLSORT_HOST_CHUNK");
+    unsetenv("CLSORT_HOST_THREADS");
     if (s == CLSORT_ERROR_NO_PLATFORM) {
         printf("SKIP: no OpenCL platform\n");
         exit(77);
@@ -184,6 +187,28 @@ void test_host_routes(void)
             snprintf(label, sizeof label, "%s f64 misaligned by %zu", paths[p], shift);
             misaligned(ctx, CLSORT_F64, 20011, shift, label);
         }
+        clsort_context_release(ctx);
+    }
+    /* The default chunk: copies of a few MiB by 16 threads, their slices
+     * uneven (1 MiB + 4 bytes, ...) */
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        clsort_context *ctx = host_context(paths[p], NULL, 0);
+        if (!ctx)
+            return;
+        static const size_t sizes[] = {262145, 262147, 1000003};
+        char label[96];
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            sort_case c = {.type = CLSORT_U32, .dist = DATA_UNIFORM, .n = sizes[i]};
+            c.seed = test_seed("host_routes_big", c.n, (unsigned)p);
+            snprintf(label, sizeof label, "%s big u32 n=%zu", paths[p], c.n);
+            sort_and_check(ctx, &c, label);
+            c.mode = CHECK_PAIRS;
+            c.value_size = 8;
+            snprintf(label, sizeof label, "%s big pairs n=%zu", paths[p], c.n);
+            sort_and_check(ctx, &c, label);
+        }
+        snprintf(label, sizeof label, "%s big sorted copy", paths[p]);
+        sorted_copy(ctx, CLSORT_U32, 300001, DATA_UNIFORM, 0, label);
         clsort_context_release(ctx);
     }
 }

@@ -14,7 +14,8 @@ mkdir -p "$work/src"
 tar -C "$src" --exclude='./build*' --exclude='./.git' --exclude='./.debs' -cf - . |
     tar -C "$work/src" -xf -
 "$py" -m venv --system-site-packages "$work/env"
-"$work/env/bin/python" -m pip install --quiet --no-build-isolation --no-index "$work/src" \
+# --no-deps: NumPy is the interpreter's (checked above), wherever it lives
+"$work/env/bin/python" -m pip install --quiet --no-build-isolation --no-index --no-deps "$work/src" \
     > "$work/pip.log" 2>&1 || { cat "$work/pip.log"; exit 1; }
 unset CLSORT_LIBRARY PYTHONPATH
 cd "$work"
