@@ -8,7 +8,7 @@
 # usage: scripts/deps.sh [extra-package ...]
 set -eu
 pkgs="gcc g++ make cmake pkg-config ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 \
-      pocl-opencl-icd clinfo zlib1g-dev python3 python3-numpy $*"
+      pocl-opencl-icd clinfo zlib1g-dev python3 python3-numpy openmpi-bin libopenmpi-dev $*"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" ||

@@ -1,0 +1,731 @@
+/* mpi_sort.c - the distributed sort over MPI (include/clsort_mpi.h).
+ *
+ * Steps, each collective over the communicator (docs/DESIGN.md,
+ * "Distributed sort"):
+ *  1. check: every rank checks its own arguments, allocates its temporary
+ *     memory and tells the others its status, its n and the arguments that
+ *     must agree (one MPI_Allgather); any failure ends the call everywhere;
+ *  2. local sort: a copy of the local keys (and values) sorted by clsort on
+ *     this rank's device; the statuses are agreed (MPI_Allreduce);
+ *  3. splitters: output rank r gets the global sorted positions
+ *     [P_r, P_r + n_r), P_r the prefix of the n's. With ties broken by
+ *     (key, rank, local index) every element has one position, so the key
+ *     at each boundary P_r is found bit by bit over the keys' sort images
+ *     (one MPI_Allreduce of counts per bit, for every boundary at once),
+ *     and its ties are split in rank order (MPI_Allreduce and MPI_Exscan of
+ *     the tie counts); the send counts follow, and MPI_Alltoall gives the
+ *     receive counts;
+ *  4. exchange: one MPI_Alltoallw of keys and values, one struct datatype
+ *     per peer over absolute addresses (MPI_BOTTOM), so counts and offsets
+ *     are 64-bit whatever MPI's int arguments;
+ *  5. merge: the received runs (sorted, in rank order) merged on the host
+ *     into the caller's arrays, or sorted again by clsort (stable, so ties
+ *     keep rank order) and copied out after a last agreement.
+ *
+ * Uses clsort_fail from the core's internal header for the messages in the
+ * context; otherwise only the public API. Never prints.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clsort_mpi.h>
+
+#include "internal.h"
+
+static _Thread_local clsort_mpi_times last_times;
+
+void clsort_mpi_last_times(clsort_mpi_times *times)
+{
+    if (times)
+        *times = last_times;
+}
+
+/* ------------------------------------------------------------- key images */
+
+/* The key's sort image: the order-preserving unsigned image of clsort.h,
+ * restricted to the bit window, complemented for descending order. Sorting
+ * by it (stably) is clsort's order. */
+typedef struct order {
+    unsigned bytes;
+    int kind; /* 0 unsigned, 1 signed, 2 float */
+    unsigned begin, width;
+    uint64_t mask;
+    int descending;
+} order;
+
+static uint64_t load(const unsigned char *p, unsigned bytes)
+{
+    switch (bytes) {
+    case 1:
+        return p[0];
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static inline uint64_t key_image(const order *o, const unsigned char *p)
+{
+    uint64_t v = load(p, o->bytes);
+    unsigned bits = o->bytes * 8;
+    uint64_t sign = 1ull << (bits - 1);
+    uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    if (o->kind == 1) {
+        v ^= sign;
+    } else if (o->kind == 2) {
+        uint64_t expo = o->bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+        uint64_t mant = o->bytes == 4 ? 0x007fffffull : 0x000fffffffffffffull;
+        if ((v & expo) == expo && (v & mant))
+            v = all; /* every NaN */
+        else {
+            if (v == sign)
+                v = 0; /* -0.0 reads as +0.0 */
+            v = (v & sign) ? (~v & all) : (v | sign);
+        }
+    }
+    v = (v >> o->begin) & o->mask;
+    return o->descending ? (~v & o->mask) : v;
+}
+
+static order make_order(clsort_type type, const clsort_options *opt)
+{
+    order o = {.bytes = (unsigned)clsort_type_size(type)};
+    o.kind = (type == CLSORT_I8 || type == CLSORT_I16 || type == CLSORT_I32 || type == CLSORT_I64)
+                 ? 1
+                 : (type == CLSORT_F32 || type == CLSORT_F64) ? 2 : 0;
+    unsigned end = opt && opt->end_bit ? opt->end_bit : o.bytes * 8;
+    o.begin = opt ? opt->begin_bit : 0;
+    o.width = end - o.begin;
+    o.mask = o.width == 64 ? ~0ull : (1ull << o.width) - 1;
+    o.descending = opt && opt->descending;
+    return o;
+}
+
+/* First index in [lo, hi) of the sorted keys whose image exceeds v. */
+static size_t upper_bound(const order *o, const unsigned char *keys, size_t lo, size_t hi,
+                          uint64_t v)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_image(o, keys + mid * o->bytes) <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* -------------------------------------------------------------- the call */
+
+/* A run's head in the host merge. */
+typedef struct head {
+    uint64_t key;
+    int run;
+} head;
+
+/* What every rank tells the others in step 1. */
+typedef struct agreement {
+    int32_t status;
+    int32_t key_type;
+    int32_t pairs;
+    int32_t descending;
+    uint32_t begin_bit, end_bit;
+    int32_t merge_by_sort; /* this rank's preference */
+    int32_t pad;
+    uint64_t value_size;
+    uint64_t n;
+} agreement;
+
+typedef struct job {
+    const char *fn;
+    clsort_context *ctx;
+    MPI_Comm comm;
+    int rank, size;
+    clsort_type type;
+    const clsort_options *options;
+    int pairs;
+    unsigned char *keys, *values; /* the caller's */
+    size_t kb, vb, n;
+    unsigned char *sk, *sv, *rk, *rv; /* sorted copy (sent from), received */
+    /* Per-rank counters, allocated before the first collective step (a
+     * rank that fails there returns without communicating). */
+    agreement *all;
+    uint64_t *ns;   /* every rank's n */
+    uint64_t *cut;  /* size + 1: where each destination's elements start */
+    uint64_t *recv; /* elements received from each rank */
+    uint64_t *send; /* elements sent to each rank */
+    uint64_t *search; /* 6 x size: the split's search state */
+    int *ints;      /* 4 x size: the exchange's counts and displacements */
+    MPI_Datatype *types; /* 2 x size: the exchange's datatypes */
+    struct head *heap;   /* size: the host merge's heap */
+    uint64_t *pos;       /* 2 x size: the host merge's run positions */
+    order ord;
+    int merge_by_sort;
+} job;
+
+static void free_job(job *j)
+{
+    free(j->sk);
+    free(j->sv);
+    free(j->rk);
+    free(j->rv);
+    free(j->all);
+    free(j->ns);
+    free(j->cut);
+    free(j->recv);
+    free(j->send);
+    free(j->search);
+    free(j->ints);
+    free(j->types);
+    free(j->heap);
+    free(j->pos);
+}
+
+static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+/* The merge on the host or by a second clsort sort: $CLSORT_MPI_MERGE
+ * ("host" or "sort"), else the host merge on CPU devices and the sort on
+ * GPUs (docs/DESIGN.md says why). */
+static int prefers_sort_merge(clsort_context *ctx)
+{
+    const char *e = getenv("CLSORT_MPI_MERGE");
+    if (e && strcmp(e, "sort") == 0)
+        return 1;
+    if (e && strcmp(e, "host") == 0)
+        return 0;
+    clsort_device_info info;
+    if (ctx && clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS)
+        return info.is_gpu;
+    return 0;
+}
+
+/* Step 1 on this rank: arguments and temporary memory. */
+static clsort_status check_local(job *j)
+{
+    const char *fn = j->fn;
+    if (!j->ctx)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+    /* The core checks the type, options and value size with a sort of 0 keys. */
+    clsort_status s = j->pairs ? clsort_sort_pairs(j->ctx, j->type, j->keys, j->values, j->vb, 0,
+                                                   j->options)
+                               : clsort_sort_keys(j->ctx, j->type, j->keys, 0, j->options);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    j->kb = clsort_type_size(j->type);
+    if (j->n > 0 && !j->keys)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys is NULL", fn);
+    if (j->pairs && j->n > 0 && !j->values)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: values is NULL", fn);
+    if (j->n > SIZE_MAX / 8 / (j->vb > 8 ? j->vb : 8))
+        return clsort_fail(j->ctx, CLSORT_ERROR_TOO_LARGE, "%s: n = %zu is too large", fn, j->n);
+    if (j->pairs && ranges_overlap(j->keys, j->n * j->kb, j->values, j->n * j->vb))
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap",
+                           fn);
+    size_t m = j->n ? j->n : 1;
+    j->sk = malloc(m * j->kb);
+    j->rk = malloc(m * j->kb);
+    if (j->pairs) {
+        j->sv = malloc(m * j->vb);
+        j->rv = malloc(m * j->vb);
+    }
+    if (!j->sk || !j->rk || (j->pairs && (!j->sv || !j->rv)))
+        return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "%s: no host memory for the temporary copies of %zu elements", fn, j->n);
+    return CLSORT_SUCCESS;
+}
+
+/* Another rank's failure as this rank's status and message. */
+static clsort_status remote_failure(job *j, int who, clsort_status theirs, int others)
+{
+    char more[64] = "";
+    if (others > 0)
+        snprintf(more, sizeof more, " (and %d other rank%s)", others, others > 1 ? "s" : "");
+    return clsort_fail(j->ctx, CLSORT_ERROR_REMOTE, "%s: rank %d failed with %s%s", j->fn, who,
+                       clsort_status_string(theirs), more);
+}
+
+static const char *mismatch(const agreement *a, const agreement *b)
+{
+    if (a->pairs != b->pairs)
+        return "call (keys or pairs)";
+    if (a->key_type != b->key_type)
+        return "key type";
+    if (a->pairs && a->value_size != b->value_size)
+        return "value size";
+    if (a->begin_bit != b->begin_bit || a->end_bit != b->end_bit)
+        return "bit window";
+    if (a->descending != b->descending)
+        return "direction (descending)";
+    return NULL;
+}
+
+/* Step 1 across ranks: everyone's status, n and order arguments. */
+static clsort_status agree(job *j, clsort_status mine)
+{
+    const clsort_options *o = j->options;
+    unsigned kbits = (unsigned)clsort_type_size(j->type) * 8;
+    agreement me = {
+        .status = mine,
+        .key_type = (int32_t)j->type,
+        .pairs = j->pairs,
+        .descending = o && o->descending ? 1 : 0,
+        .begin_bit = o ? o->begin_bit : 0,
+        .end_bit = o && o->end_bit ? o->end_bit : kbits,
+        .merge_by_sort = j->merge_by_sort,
+        .value_size = j->pairs ? j->vb : 0,
+        .n = j->n,
+    };
+    agreement *all = j->all;
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, j->comm);
+    int first = -1, failed = 0;
+    for (int r = 0; r < j->size; r++)
+        if (all[r].status != CLSORT_SUCCESS) {
+            if (first < 0)
+                first = r;
+            failed++;
+        }
+    if (mine != CLSORT_SUCCESS)
+        return mine; /* its own message is in the context already */
+    if (first >= 0)
+        return remote_failure(j, first, all[first].status, failed - 1);
+    for (int r = 1; r < j->size; r++) {
+        const char *what = mismatch(&all[0], &all[r]);
+        if (what)
+            return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "%s: the %s differs between ranks 0 and %d "
+                               "(type %s/%s, value size %llu/%llu, bits [%u,%u)/[%u,%u), "
+                               "descending %d/%d)",
+                               j->fn, what, r, clsort_type_name((clsort_type)all[0].key_type),
+                               clsort_type_name((clsort_type)all[r].key_type),
+                               (unsigned long long)all[0].value_size,
+                               (unsigned long long)all[r].value_size, all[0].begin_bit,
+                               all[0].end_bit, all[r].begin_bit, all[r].end_bit,
+                               all[0].descending, all[r].descending);
+    }
+    j->merge_by_sort = 0;
+    for (int r = 0; r < j->size; r++)
+        j->merge_by_sort |= all[r].merge_by_sort;
+    return CLSORT_SUCCESS;
+}
+
+/* A status agreed by every rank after a local step. */
+static clsort_status agree_status(job *j, clsort_status mine)
+{
+    struct {
+        int status, rank;
+    } in = {mine, j->rank}, out;
+    MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, j->comm);
+    if (mine != CLSORT_SUCCESS || out.status == CLSORT_SUCCESS)
+        return mine;
+    return remote_failure(j, out.rank, out.status, 0);
+}
+
+/* Step 3: j->cut[r] .. j->cut[r + 1] are the local sorted elements that go
+ * to rank r; j->recv[i] the number that come from rank i. */
+static clsort_status split(job *j, unsigned *rounds)
+{
+    int p = j->size;
+    uint64_t total = 0;
+    for (int r = 0; r < p; r++)
+        total += j->ns[r];
+    /* Boundaries P_r strictly inside (0, total): the others cut at 0 or n. */
+    size_t nb = 0;
+    uint64_t pr = 0;
+    for (int r = 1; r < p; r++) {
+        pr += j->ns[r - 1];
+        if (pr > 0 && pr < total)
+            nb++;
+    }
+    uint64_t *buf = j->search;
+    memset(buf, 0, nb * 6 * sizeof *buf);
+    uint64_t *target = buf, *prefix = buf + nb, *lo = buf + 2 * nb, *hi = buf + 3 * nb,
+             *cnt = buf + 4 * nb, *glob = buf + 5 * nb;
+    size_t b = 0;
+    pr = 0;
+    for (int r = 1; r < p; r++) {
+        pr += j->ns[r - 1];
+        if (pr > 0 && pr < total) {
+            target[b] = pr;
+            lo[b] = 0;
+            hi[b] = j->n;
+            b++;
+        }
+    }
+    const order *o = &j->ord;
+    int mpi = MPI_SUCCESS;
+    /* The image of the element at each target position, bit by bit: the
+     * smallest v with count(image <= v) > target. [lo, hi) holds the local
+     * elements whose image agrees with prefix on the bits fixed so far. */
+    for (int k = (int)o->width - 1; nb > 0 && k >= 0; k--) {
+        uint64_t low = (1ull << k) - 1;
+        for (b = 0; b < nb; b++)
+            cnt[b] = upper_bound(o, j->sk, (size_t)lo[b], (size_t)hi[b], prefix[b] | low);
+        mpi |= MPI_Allreduce(cnt, glob, (int)nb, MPI_UINT64_T, MPI_SUM, j->comm);
+        for (b = 0; b < nb; b++) {
+            if (glob[b] > target[b])
+                hi[b] = cnt[b];
+            else {
+                prefix[b] |= 1ull << k;
+                lo[b] = cnt[b];
+            }
+        }
+        ++*rounds;
+    }
+    /* Now [lo, hi) are the local elements equal to the boundary's key: the
+     * ranks before take the first ones, in rank order. */
+    uint64_t *eq = cnt, *less = glob, *eq_before = prefix;
+    for (b = 0; b < nb; b++)
+        eq[b] = hi[b] - lo[b];
+    if (nb > 0) {
+        mpi |= MPI_Allreduce(lo, less, (int)nb, MPI_UINT64_T, MPI_SUM, j->comm);
+        mpi |= MPI_Exscan(eq, eq_before, (int)nb, MPI_UINT64_T, MPI_SUM, j->comm);
+        if (j->rank == 0)
+            memset(eq_before, 0, nb * sizeof *eq_before);
+    }
+    j->cut[0] = 0;
+    b = 0;
+    pr = 0;
+    for (int r = 1; r < p; r++) {
+        pr += j->ns[r - 1];
+        if (pr == 0)
+            j->cut[r] = 0;
+        else if (pr >= total)
+            j->cut[r] = j->n;
+        else {
+            uint64_t need = target[b] - less[b]; /* ties before the boundary */
+            uint64_t take = need > eq_before[b] ? need - eq_before[b] : 0;
+            j->cut[r] = lo[b] + (take < eq[b] ? take : eq[b]);
+            b++;
+        }
+    }
+    j->cut[p] = j->n;
+    uint64_t *send = j->send;
+    for (int r = 0; r < p; r++)
+        send[r] = j->cut[r + 1] - j->cut[r];
+    mpi |= MPI_Alltoall(send, 1, MPI_UINT64_T, j->recv, 1, MPI_UINT64_T, j->comm);
+    uint64_t got = 0;
+    for (int r = 0; r < p; r++)
+        got += j->recv[r];
+    if (mpi != MPI_SUCCESS)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: an MPI call failed in the split",
+                           j->fn);
+    if (got != j->n)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL,
+                           "%s: rank %d would receive %llu elements for its %zu", j->fn, j->rank,
+                           (unsigned long long)got, j->n);
+    return CLSORT_SUCCESS;
+}
+
+/* Elements per block of the exchange's datatypes: MPI's counts are int. */
+static uint64_t chunk_elements(void)
+{
+    const char *e = getenv("CLSORT_MPI_CHUNK"); /* smaller, for the tests */
+    long long c = e ? atoll(e) : 0;
+    return c > 0 && c <= (1ll << 30) ? (uint64_t)c : (1ull << 30);
+}
+
+typedef struct blocks {
+    int count;
+    int len[4];
+    MPI_Aint disp[4];
+    MPI_Datatype type[4];
+} blocks;
+
+/* count elements of bytes each at address p: whole chunks, then the rest. */
+static void add_run(blocks *bl, const unsigned char *p, uint64_t count, size_t bytes,
+                    uint64_t chunk, MPI_Datatype elem, MPI_Datatype chunk_type)
+{
+    if (count >= chunk) {
+        MPI_Get_address(p, &bl->disp[bl->count]);
+        bl->len[bl->count] = (int)(count / chunk);
+        bl->type[bl->count++] = chunk_type;
+    }
+    uint64_t rest = count % chunk;
+    if (rest) {
+        MPI_Get_address(p + (count - rest) * bytes, &bl->disp[bl->count]);
+        bl->len[bl->count] = (int)rest;
+        bl->type[bl->count++] = elem;
+    }
+}
+
+/* Step 4: one MPI_Alltoallw of keys and values. */
+static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
+{
+    int p = j->size;
+    uint64_t chunk = chunk_elements();
+    MPI_Datatype ke, kc, ve = MPI_DATATYPE_NULL, vc = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous((int)j->kb, MPI_BYTE, &ke);
+    MPI_Type_contiguous((int)chunk, ke, &kc);
+    if (j->pairs) {
+        MPI_Type_contiguous((int)j->vb, MPI_BYTE, &ve);
+        MPI_Type_contiguous((int)chunk, ve, &vc);
+    }
+    int *ints = j->ints;
+    MPI_Datatype *types = j->types;
+    int *scount = ints, *sdisp = ints + p, *rcount = ints + 2 * p, *rdisp = ints + 3 * p;
+    MPI_Datatype *stype = types, *rtype = types + p;
+    uint64_t at = 0;
+    *sent = *received = 0;
+    for (int r = 0; r < p; r++) {
+        uint64_t s = j->cut[r + 1] - j->cut[r], g = j->recv[r];
+        if (r != j->rank) {
+            *sent += s;
+            *received += g;
+        }
+        sdisp[r] = rdisp[r] = 0;
+        for (int side = 0; side < 2; side++) {
+            uint64_t c = side ? g : s, from = side ? at : j->cut[r];
+            unsigned char *k = side ? j->rk : j->sk, *v = side ? j->rv : j->sv;
+            int *count = side ? rcount : scount;
+            MPI_Datatype *t = side ? &rtype[r] : &stype[r];
+            if (c == 0) {
+                count[r] = 0;
+                *t = MPI_BYTE;
+                continue;
+            }
+            blocks bl = {0};
+            add_run(&bl, k + from * j->kb, c, j->kb, chunk, ke, kc);
+            if (j->pairs)
+                add_run(&bl, v + from * j->vb, c, j->vb, chunk, ve, vc);
+            MPI_Type_create_struct(bl.count, bl.len, bl.disp, bl.type, t);
+            MPI_Type_commit(t);
+            count[r] = 1;
+        }
+        at += g;
+    }
+    int mpi = MPI_Alltoallw(MPI_BOTTOM, scount, sdisp, stype, MPI_BOTTOM, rcount, rdisp, rtype,
+                            j->comm);
+    for (int r = 0; r < 2 * p; r++)
+        if (types[r] != MPI_BYTE)
+            MPI_Type_free(&types[r]);
+    MPI_Type_free(&ke);
+    MPI_Type_free(&kc);
+    if (j->pairs) {
+        MPI_Type_free(&ve);
+        MPI_Type_free(&vc);
+    }
+    if (mpi != MPI_SUCCESS)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: MPI_Alltoallw failed (%d)", j->fn,
+                           mpi);
+    return CLSORT_SUCCESS;
+}
+
+/* Step 5 on the host: a k-way merge of the received runs into the caller's
+ * arrays, by a binary heap of the runs' heads; ties go to the lower run
+ * (the lower rank), so the merge is stable. */
+
+static int head_before(const head *a, const head *b)
+{
+    return a->key < b->key || (a->key == b->key && a->run < b->run);
+}
+
+static void sift_down(head *h, int size)
+{
+    int i = 0;
+    for (;;) {
+        int l = 2 * i + 1, m = i;
+        if (l < size && head_before(&h[l], &h[m]))
+            m = l;
+        if (l + 1 < size && head_before(&h[l + 1], &h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        head t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+static clsort_status merge_host(job *j)
+{
+    int p = j->size;
+    size_t kb = j->kb, vb = j->vb;
+    int runs = 0;
+    for (int r = 0; r < p; r++)
+        runs += j->recv[r] > 0;
+    if (runs <= 1) {
+        memcpy(j->keys, j->rk, j->n * kb);
+        if (j->pairs)
+            memcpy(j->values, j->rv, j->n * vb);
+        return CLSORT_SUCCESS;
+    }
+    head *h = j->heap;
+    uint64_t *pos = j->pos;
+    uint64_t *end = pos + p, at = 0;
+    int size = 0;
+    for (int r = 0; r < p; r++) {
+        pos[r] = at;
+        at += j->recv[r];
+        end[r] = at;
+    }
+    for (int r = 0; r < p; r++)
+        if (pos[r] < end[r]) {
+            h[size] = (head){key_image(&j->ord, j->rk + pos[r] * kb), r};
+            /* sift up */
+            for (int i = size++; i > 0 && head_before(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
+                head t = h[i];
+                h[i] = h[(i - 1) / 2];
+                h[(i - 1) / 2] = t;
+            }
+        }
+    unsigned char *ok = j->keys, *ov = j->values;
+    for (size_t out = 0; size > 0; out++) {
+        int r = h[0].run;
+        uint64_t i = pos[r]++;
+        memcpy(ok + out * kb, j->rk + i * kb, kb);
+        if (j->pairs)
+            memcpy(ov + out * vb, j->rv + i * vb, vb);
+        if (pos[r] < end[r])
+            h[0].key = key_image(&j->ord, j->rk + pos[r] * kb);
+        else
+            h[0] = h[--size];
+        sift_down(h, size);
+    }
+    return CLSORT_SUCCESS;
+}
+
+/* Step 5 by clsort: the runs sorted again (stable: ties keep rank order),
+ * agreed, then copied out. */
+static clsort_status merge_by_sort(job *j)
+{
+    clsort_status s = j->pairs ? clsort_sort_pairs(j->ctx, j->type, j->rk, j->rv, j->vb, j->n,
+                                                   j->options)
+                               : clsort_sort_keys(j->ctx, j->type, j->rk, j->n, j->options);
+    s = agree_status(j, s);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    memcpy(j->keys, j->rk, j->n * j->kb);
+    if (j->pairs)
+        memcpy(j->values, j->rv, j->n * j->vb);
+    return CLSORT_SUCCESS;
+}
+
+static clsort_status run(job *j)
+{
+    clsort_mpi_times *t = &last_times;
+    double t0 = MPI_Wtime(), t1;
+    int size = j->size;
+    j->merge_by_sort = prefers_sort_merge(j->ctx);
+    clsort_status s = check_local(j);
+    s = agree(j, s);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    j->ord = make_order(j->type, j->options);
+    for (int r = 0; r < size; r++)
+        j->ns[r] = j->all[r].n;
+    t1 = MPI_Wtime();
+    t->check = t1 - t0;
+
+    /* 2: the local sort, on a copy */
+    {
+        memcpy(j->sk, j->keys, j->n * j->kb);
+        if (j->pairs) {
+            memcpy(j->sv, j->values, j->n * j->vb);
+            s = clsort_sort_pairs(j->ctx, j->type, j->sk, j->sv, j->vb, j->n, j->options);
+        } else
+            s = clsort_sort_keys(j->ctx, j->type, j->sk, j->n, j->options);
+    }
+    s = agree_status(j, s);
+    t->local_sort = MPI_Wtime() - t1;
+    t1 = MPI_Wtime();
+    if (s != CLSORT_SUCCESS)
+        return s;
+
+    /* 3, 4, 5 */
+    s = agree_status(j, split(j, &t->rounds));
+    t->splitters = MPI_Wtime() - t1;
+    t1 = MPI_Wtime();
+    if (s != CLSORT_SUCCESS)
+        return s;
+    s = agree_status(j, exchange(j, &t->sent, &t->received));
+    t->exchange = MPI_Wtime() - t1;
+    t1 = MPI_Wtime();
+    if (s != CLSORT_SUCCESS)
+        return s;
+    t->merge_by_sort = j->merge_by_sort;
+    s = j->merge_by_sort ? merge_by_sort(j) : merge_host(j);
+    t->merge = MPI_Wtime() - t1;
+    return s;
+}
+
+static clsort_status sort_entry(job *j)
+{
+    memset(&last_times, 0, sizeof last_times);
+    int init = 0, fin = 0, inter = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Finalized(&fin);
+    if (!init || fin)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: MPI is not initialised (or already finalised)", j->fn);
+    if (j->comm == MPI_COMM_NULL)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL",
+                           j->fn);
+    MPI_Comm_test_inter(j->comm, &inter);
+    if (inter)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: comm is an intercommunicator", j->fn);
+    MPI_Comm_rank(j->comm, &j->rank);
+    MPI_Comm_size(j->comm, &j->size);
+    size_t p = (size_t)j->size;
+    j->all = malloc(p * sizeof *j->all);
+    j->ns = malloc(p * sizeof *j->ns);
+    j->cut = malloc((p + 1) * sizeof *j->cut);
+    j->recv = malloc(p * sizeof *j->recv);
+    j->send = malloc(p * sizeof *j->send);
+    j->search = malloc(p * 6 * sizeof *j->search);
+    j->ints = malloc(p * 4 * sizeof *j->ints);
+    j->types = malloc(p * 2 * sizeof *j->types);
+    j->heap = malloc(p * sizeof *j->heap);
+    j->pos = malloc(p * 2 * sizeof *j->pos);
+    if (!j->all || !j->ns || !j->cut || !j->recv || !j->send || !j->search || !j->ints ||
+        !j->types || !j->heap || !j->pos) {
+        free_job(j);
+        /* the one failure that cannot be told to the other ranks */
+        return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "%s: no host memory for %d ranks' counters", j->fn, j->size);
+    }
+    double t0 = MPI_Wtime();
+    clsort_status s = run(j);
+    last_times.total = MPI_Wtime() - t0;
+    free_job(j);
+    return s;
+}
+
+clsort_status clsort_mpi_sort_keys(clsort_context *ctx, MPI_Comm comm, clsort_type key_type,
+                                   void *keys, size_t n, const clsort_options *options)
+{
+    job j = {.fn = "clsort_mpi_sort_keys", .ctx = ctx, .comm = comm, .type = key_type,
+             .options = options, .keys = keys, .n = n};
+    return sort_entry(&j);
+}
+
+clsort_status clsort_mpi_sort_pairs(clsort_context *ctx, MPI_Comm comm, clsort_type key_type,
+                                    void *keys, void *values, size_t value_size, size_t n,
+                                    const clsort_options *options)
+{
+    job j = {.fn = "clsort_mpi_sort_pairs", .ctx = ctx, .comm = comm, .type = key_type,
+             .options = options, .pairs = 1, .keys = keys, .values = values,
+             .vb = value_size, .n = n};
+    return sort_entry(&j);
+}
