@@ -25,7 +25,10 @@
  * Uses clsort_fail from the core's internal header for the messages in the
  * context; otherwise only the public API. Never prints.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -529,9 +532,52 @@ static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
     return CLSORT_SUCCESS;
 }
 
-/* Step 5 on the host: a k-way merge of the received runs into the caller's
- * arrays, by a binary heap of the runs' heads; ties go to the lower run
- * (the lower rank), so the merge is stable. */
+/* ------------------------------------------------------------- the merge */
+
+/* Cuts sorted runs at output position q of their stable merge (ties in run
+ * order): cut[i] is where run i's share of the first q elements ends. The
+ * same bitwise search as the split, summed over runs instead of ranks. */
+static void cut_runs(const order *o, const unsigned char *keys, const uint64_t *begin,
+                     const uint64_t *end, int runs, uint64_t q, uint64_t *cut, uint64_t *hi)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < runs; i++)
+        total += end[i] - begin[i];
+    if (q == 0 || q >= total) {
+        for (int i = 0; i < runs; i++)
+            cut[i] = q == 0 ? begin[i] : end[i];
+        return;
+    }
+    uint64_t prefix = 0;
+    for (int i = 0; i < runs; i++) { /* cut doubles as lo */
+        cut[i] = begin[i];
+        hi[i] = end[i];
+    }
+    for (int k = (int)o->width - 1; k >= 0; k--) {
+        uint64_t cand = prefix | ((1ull << k) - 1), count = 0;
+        for (int i = 0; i < runs; i++)
+            count += upper_bound(o, keys, (size_t)cut[i], (size_t)hi[i], cand) - begin[i];
+        int zero = count > q;
+        if (!zero)
+            prefix |= 1ull << k;
+        for (int i = 0; i < runs; i++) {
+            uint64_t at = upper_bound(o, keys, (size_t)cut[i], (size_t)hi[i], cand);
+            if (zero)
+                hi[i] = at;
+            else
+                cut[i] = at;
+        }
+    }
+    uint64_t less = 0;
+    for (int i = 0; i < runs; i++)
+        less += cut[i] - begin[i];
+    uint64_t need = q - less; /* ties to take, first runs first */
+    for (int i = 0; i < runs; i++) {
+        uint64_t eq = hi[i] - cut[i], take = need < eq ? need : eq;
+        cut[i] += take;
+        need -= take;
+    }
+}
 
 static int head_before(const head *a, const head *b)
 {
@@ -556,68 +602,218 @@ static void sift_down(head *h, int size)
     }
 }
 
-static clsort_status merge_host(job *j)
+typedef struct piece {
+    const job *j;
+    const uint64_t *from, *to; /* per run */
+    uint64_t out;              /* first output position */
+    head *heap;
+    uint64_t *pos;
+} piece;
+
+#if defined(__GNUC__)
+#define CLSORT_INLINE static inline __attribute__((always_inline))
+#else
+#define CLSORT_INLINE static inline
+#endif
+
+/* Merges one piece: a binary heap of the runs' heads, ties to the lower run
+ * (the lower rank), so the merge is stable. kb is a constant in each call
+ * below, so the copies and loads inline. */
+CLSORT_INLINE void merge_piece_kb(const piece *pc, size_t kb)
 {
-    int p = j->size;
-    size_t kb = j->kb, vb = j->vb;
-    int runs = 0;
-    for (int r = 0; r < p; r++)
-        runs += j->recv[r] > 0;
-    if (runs <= 1) {
-        memcpy(j->keys, j->rk, j->n * kb);
-        if (j->pairs)
-            memcpy(j->values, j->rv, j->n * vb);
-        return CLSORT_SUCCESS;
-    }
-    head *h = j->heap;
-    uint64_t *pos = j->pos;
-    uint64_t *end = pos + p, at = 0;
-    int size = 0;
+    const job *j = pc->j;
+    const order *o = &j->ord;
+    size_t vb = j->vb;
+    int p = j->size, size = 0;
+    head *h = pc->heap;
+    uint64_t *pos = pc->pos;
     for (int r = 0; r < p; r++) {
-        pos[r] = at;
-        at += j->recv[r];
-        end[r] = at;
-    }
-    for (int r = 0; r < p; r++)
-        if (pos[r] < end[r]) {
-            h[size] = (head){key_image(&j->ord, j->rk + pos[r] * kb), r};
-            /* sift up */
+        pos[r] = pc->from[r];
+        if (pos[r] < pc->to[r]) {
+            h[size] = (head){key_image(o, j->rk + pos[r] * kb), r};
             for (int i = size++; i > 0 && head_before(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
                 head t = h[i];
                 h[i] = h[(i - 1) / 2];
                 h[(i - 1) / 2] = t;
             }
         }
-    unsigned char *ok = j->keys, *ov = j->values;
-    for (size_t out = 0; size > 0; out++) {
+    }
+    unsigned char *ok = j->keys + pc->out * kb, *ov = j->pairs ? j->values + pc->out * vb : NULL;
+    while (size > 1) {
         int r = h[0].run;
         uint64_t i = pos[r]++;
-        memcpy(ok + out * kb, j->rk + i * kb, kb);
-        if (j->pairs)
-            memcpy(ov + out * vb, j->rv + i * vb, vb);
-        if (pos[r] < end[r])
-            h[0].key = key_image(&j->ord, j->rk + pos[r] * kb);
+        memcpy(ok, j->rk + i * kb, kb);
+        ok += kb;
+        if (ov) {
+            memcpy(ov, j->rv + i * vb, vb);
+            ov += vb;
+        }
+        if (pos[r] < pc->to[r])
+            h[0].key = key_image(o, j->rk + pos[r] * kb);
         else
             h[0] = h[--size];
         sift_down(h, size);
     }
+    if (size == 1) { /* the last run's rest in one copy */
+        int r = h[0].run;
+        uint64_t c = pc->to[r] - pos[r];
+        memcpy(ok, j->rk + pos[r] * kb, c * kb);
+        if (ov)
+            memcpy(ov, j->rv + pos[r] * vb, c * vb);
+    }
+}
+
+static void *merge_piece(void *arg)
+{
+    const piece *pc = arg;
+    switch (pc->j->kb) {
+    case 1: merge_piece_kb(pc, 1); break;
+    case 2: merge_piece_kb(pc, 2); break;
+    case 4: merge_piece_kb(pc, 4); break;
+    default: merge_piece_kb(pc, 8); break;
+    }
+    return NULL;
+}
+
+/* Threads of the host merge: $CLSORT_MPI_THREADS, else the compute units of
+ * a CPU device (the threads its sorts use) or up to 8 host processors next
+ * to a GPU, one per 64K elements at most. */
+static int merge_threads(const job *j)
+{
+    const char *e = getenv("CLSORT_MPI_THREADS");
+    long t = e ? atol(e) : 0;
+    if (t <= 0) {
+        clsort_device_info info;
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (clsort_context_device_info(j->ctx, &info) == CLSORT_SUCCESS && info.is_cpu)
+            t = (long)info.compute_units;
+        else
+            t = cpus < 8 ? cpus : 8;
+    }
+    long most = (long)(j->n / 65536) + 1;
+    if (!e && t > most)
+        t = most;
+    return t < 1 ? 1 : t > 64 ? 64 : (int)t;
+}
+
+/* Step 5 on the host: the received runs merged into the caller's arrays,
+ * the output cut into one piece per thread. Cannot fail: a thread that
+ * does not start has its piece merged by this one. */
+static clsort_status merge_host(job *j)
+{
+    int p = j->size, threads = merge_threads(j);
+    uint64_t *begin = j->pos, *end = j->pos + p, at = 0;
+    for (int r = 0; r < p; r++) {
+        begin[r] = at;
+        at += j->recv[r];
+        end[r] = at;
+    }
+    size_t per = (size_t)p * 2 + 1;
+    uint64_t *cuts = threads > 1 ? malloc(((size_t)threads + 1) * per * sizeof *cuts) : NULL;
+    piece *pcs = threads > 1 ? malloc((size_t)threads * sizeof *pcs) : NULL;
+    head *heaps = threads > 1 ? malloc((size_t)threads * p * sizeof *heaps) : NULL;
+    pthread_t *ids = threads > 1 ? malloc((size_t)threads * sizeof *ids) : NULL;
+    if (!cuts || !pcs || !heaps || !ids) { /* one piece, from the preallocated state */
+        piece one = {j, begin, end, 0, j->heap, j->search};
+        merge_piece(&one);
+    } else {
+        for (int t = 0; t <= threads; t++) {
+            uint64_t *c = cuts + (size_t)t * per;
+            cut_runs(&j->ord, j->rk, begin, end, p, (uint64_t)((double)j->n * t / threads), c,
+                     c + p);
+        }
+        for (int t = 0; t < threads; t++) {
+            uint64_t *c = cuts + (size_t)t * per, out = 0;
+            for (int r = 0; r < p; r++)
+                out += c[r] - begin[r];
+            pcs[t] = (piece){j, c, cuts + (size_t)(t + 1) * per, out, heaps + (size_t)t * p,
+                             c + p}; /* the upper half of its cut row: run positions */
+        }
+        int started[64] = {0};
+        for (int t = 1; t < threads; t++)
+            started[t] = pthread_create(&ids[t], NULL, merge_piece, &pcs[t]) == 0;
+        merge_piece(&pcs[0]);
+        for (int t = 1; t < threads; t++) {
+            if (started[t])
+                pthread_join(ids[t], NULL);
+            else
+                merge_piece(&pcs[t]);
+        }
+    }
+    free(cuts);
+    free(pcs);
+    free(heaps);
+    free(ids);
     return CLSORT_SUCCESS;
 }
 
+/* ------------------------------------------------------ device round trips */
+
+/* Sorts keys (and values) of n elements from host memory on the device into
+ * host memory: written to device buffers, sorted there by clsort, read back
+ * to out_k / out_v. With agree set, the ranks agree on the sort's status
+ * before anything is read back (the final merge writes the caller's arrays
+ * only when every rank's sort worked). One copy each way, where
+ * clsort_sort_keys on a host copy would add a host copy on each side. */
+static clsort_status device_sort(job *j, const void *in_k, const void *in_v, void *out_k,
+                                 void *out_v, int agree)
+{
+    clsort_context *ctx = j->ctx;
+    cl_context cl = clsort_context_cl_context(ctx);
+    cl_command_queue q = clsort_context_queue(ctx);
+    size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
+    cl_mem dk = NULL, dv = NULL;
+    cl_int err = CL_SUCCESS;
+    clsort_status s = CLSORT_SUCCESS;
+    if (j->n > 0) {
+        dk = clCreateBuffer(cl, CL_MEM_READ_WRITE, kbytes, NULL, &err);
+        if (err == CL_SUCCESS && vbytes)
+            dv = clCreateBuffer(cl, CL_MEM_READ_WRITE, vbytes, NULL, &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(q, dk, CL_FALSE, 0, kbytes, in_k, 0, NULL, NULL);
+        if (err == CL_SUCCESS && vbytes)
+            err = clEnqueueWriteBuffer(q, dv, CL_FALSE, 0, vbytes, in_v, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            s = clsort_fail(ctx, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
+                                     ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
+                                     : err,
+                            "%s: copying %zu elements to the device failed: %s", j->fn, j->n,
+                            clsort_status_string(err));
+        else
+            s = j->pairs ? clsort_sort_pairs_buffer(ctx, j->type, dk, 0, dv, 0, j->vb, j->n,
+                                                    j->options, 0, NULL, NULL)
+                         : clsort_sort_keys_buffer(ctx, j->type, dk, 0, j->n, j->options, 0,
+                                                   NULL, NULL);
+        err = clFinish(q);
+        if (s == CLSORT_SUCCESS && err != CL_SUCCESS)
+            s = clsort_fail(ctx, err, "%s: the local sort failed: %s", j->fn,
+                            clsort_status_string(err));
+    }
+    if (agree)
+        s = agree_status(j, s);
+    if (s == CLSORT_SUCCESS && j->n > 0) {
+        err = clEnqueueReadBuffer(q, dk, CL_FALSE, 0, kbytes, out_k, 0, NULL, NULL);
+        if (err == CL_SUCCESS && vbytes)
+            err = clEnqueueReadBuffer(q, dv, CL_FALSE, 0, vbytes, out_v, 0, NULL, NULL);
+        cl_int fin = clFinish(q);
+        if (err == CL_SUCCESS)
+            err = fin;
+        if (err != CL_SUCCESS)
+            s = clsort_fail(ctx, err, "%s: reading the sorted elements back failed: %s", j->fn,
+                            clsort_status_string(err));
+    }
+    if (dk)
+        clReleaseMemObject(dk);
+    if (dv)
+        clReleaseMemObject(dv);
+    return s;
+}
+
 /* Step 5 by clsort: the runs sorted again (stable: ties keep rank order),
- * agreed, then copied out. */
+ * agreed, then read back into the caller's arrays. */
 static clsort_status merge_by_sort(job *j)
 {
-    clsort_status s = j->pairs ? clsort_sort_pairs(j->ctx, j->type, j->rk, j->rv, j->vb, j->n,
-                                                   j->options)
-                               : clsort_sort_keys(j->ctx, j->type, j->rk, j->n, j->options);
-    s = agree_status(j, s);
-    if (s != CLSORT_SUCCESS)
-        return s;
-    memcpy(j->keys, j->rk, j->n * j->kb);
-    if (j->pairs)
-        memcpy(j->values, j->rv, j->n * j->vb);
-    return CLSORT_SUCCESS;
+    return device_sort(j, j->rk, j->rv, j->keys, j->values, 1);
 }
 
 static clsort_status run(job *j)
@@ -636,16 +832,8 @@ static clsort_status run(job *j)
     t1 = MPI_Wtime();
     t->check = t1 - t0;
 
-    /* 2: the local sort, on a copy */
-    {
-        memcpy(j->sk, j->keys, j->n * j->kb);
-        if (j->pairs) {
-            memcpy(j->sv, j->values, j->n * j->vb);
-            s = clsort_sort_pairs(j->ctx, j->type, j->sk, j->sv, j->vb, j->n, j->options);
-        } else
-            s = clsort_sort_keys(j->ctx, j->type, j->sk, j->n, j->options);
-    }
-    s = agree_status(j, s);
+    /* 2: the local sort, from the caller's arrays into sk, sv */
+    s = agree_status(j, device_sort(j, j->keys, j->values, j->sk, j->sv, 0));
     t->local_sort = MPI_Wtime() - t1;
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)

@@ -10,7 +10,8 @@
  * otherwise, 77 (skipped) when there is no OpenCL platform.
  *
  * The cases alternate the merge of the received runs ($CLSORT_MPI_MERGE
- * host / sort) and every third one splits the exchange's datatypes into
+ * host / sort; every other host merge in 3 threads, $CLSORT_MPI_THREADS)
+ * and every third one splits the exchange's datatypes into
  * blocks of 7 elements ($CLSORT_MPI_CHUNK), the path that carries counts
  * over 2^31 elements.
  */
@@ -179,6 +180,10 @@ static unsigned char *gather(const void *mine, size_t bytes)
 static void run_case(const tcase *c, unsigned index)
 {
     setenv("CLSORT_MPI_MERGE", index % 2 ? "sort" : "host", 1);
+    if (index % 4 == 0) /* the host merge cut into 3 threaded pieces */
+        setenv("CLSORT_MPI_THREADS", "3", 1);
+    else
+        unsetenv("CLSORT_MPI_THREADS");
     if (index % 3 == 2)
         setenv("CLSORT_MPI_CHUNK", "7", 1);
     else
