@@ -18,7 +18,9 @@
  * rank (ties split by rank, then local index, so that every rank gets back
  * its own count); one MPI_Alltoallw moves keys and values (64-bit counts
  * through derived datatypes); each rank merges the sorted runs it received
- * and copies the result into the caller's arrays.
+ * into the caller's arrays, with host threads ($CLSORT_MPI_THREADS, default:
+ * a CPU device's compute units, else the node's processors per rank, at
+ * most 16), or with a second clsort sort when $CLSORT_MPI_MERGE is "sort".
  *
  * Errors are collective. Every rank takes part in every collective step even
  * when its own arguments are bad, so nobody hangs; when any rank fails, every

@@ -19,8 +19,10 @@
  *     per peer over absolute addresses (MPI_BOTTOM), so counts and offsets
  *     are 64-bit whatever MPI's int arguments;
  *  5. merge: the received runs (sorted, in rank order) merged on the host
- *     into the caller's arrays, or sorted again by clsort (stable, so ties
- *     keep rank order) and copied out after a last agreement.
+ *     into the caller's arrays by a tree of branch-free pairwise merges,
+ *     the output cut into one piece per thread; or ($CLSORT_MPI_MERGE=sort)
+ *     sorted again by clsort (stable, so ties keep rank order) and read
+ *     back after a last agreement.
  *
  * Uses clsort_fail from the core's internal header for the messages in the
  * context; otherwise only the public API. Never prints.
@@ -46,6 +48,12 @@ void clsort_mpi_last_times(clsort_mpi_times *times)
         *times = last_times;
 }
 
+#if defined(__GNUC__)
+#define CLSORT_INLINE static inline __attribute__((always_inline))
+#else
+#define CLSORT_INLINE static inline
+#endif
+
 /* ------------------------------------------------------------- key images */
 
 /* The key's sort image: the order-preserving unsigned image of clsort.h,
@@ -59,7 +67,7 @@ typedef struct order {
     int descending;
 } order;
 
-static uint64_t load(const unsigned char *p, unsigned bytes)
+static inline uint64_t load(const unsigned char *p, unsigned bytes)
 {
     switch (bytes) {
     case 1:
@@ -82,17 +90,17 @@ static uint64_t load(const unsigned char *p, unsigned bytes)
     }
 }
 
-static inline uint64_t key_image(const order *o, const unsigned char *p)
+CLSORT_INLINE uint64_t key_image_kb(const order *o, const unsigned char *p, size_t bytes)
 {
-    uint64_t v = load(p, o->bytes);
-    unsigned bits = o->bytes * 8;
+    uint64_t v = load(p, (unsigned)bytes);
+    unsigned bits = (unsigned)bytes * 8;
     uint64_t sign = 1ull << (bits - 1);
     uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1;
     if (o->kind == 1) {
         v ^= sign;
     } else if (o->kind == 2) {
-        uint64_t expo = o->bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
-        uint64_t mant = o->bytes == 4 ? 0x007fffffull : 0x000fffffffffffffull;
+        uint64_t expo = bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+        uint64_t mant = bytes == 4 ? 0x007fffffull : 0x000fffffffffffffull;
         if ((v & expo) == expo && (v & mant))
             v = all; /* every NaN */
         else {
@@ -103,6 +111,11 @@ static inline uint64_t key_image(const order *o, const unsigned char *p)
     }
     v = (v >> o->begin) & o->mask;
     return o->descending ? (~v & o->mask) : v;
+}
+
+static inline uint64_t key_image(const order *o, const unsigned char *p)
+{
+    return key_image_kb(o, p, o->bytes);
 }
 
 static order make_order(clsort_type type, const clsort_options *opt)
@@ -134,12 +147,6 @@ static size_t upper_bound(const order *o, const unsigned char *keys, size_t lo, 
 }
 
 /* -------------------------------------------------------------- the call */
-
-/* A run's head in the host merge. */
-typedef struct head {
-    uint64_t key;
-    int run;
-} head;
 
 /* What every rank tells the others in step 1. */
 typedef struct agreement {
@@ -175,7 +182,6 @@ typedef struct job {
     uint64_t *search; /* 6 x size: the split's search state */
     int *ints;      /* 4 x size: the exchange's counts and displacements */
     MPI_Datatype *types; /* 2 x size: the exchange's datatypes */
-    struct head *heap;   /* size: the host merge's heap */
     uint64_t *pos;       /* 2 x size: the host merge's run positions */
     order ord;
     int merge_by_sort;
@@ -195,7 +201,6 @@ static void free_job(job *j)
     free(j->search);
     free(j->ints);
     free(j->types);
-    free(j->heap);
     free(j->pos);
 }
 
@@ -206,19 +211,13 @@ static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
 }
 
 /* The merge on the host or by a second clsort sort: $CLSORT_MPI_MERGE
- * ("host" or "sort"), else the host merge on CPU devices and the sort on
- * GPUs (docs/DESIGN.md says why). */
-static int prefers_sort_merge(clsort_context *ctx)
+ * ("host" or "sort"), else the host merge (docs/DESIGN.md: on PoCL it took
+ * half the time of the second sort; on a GPU the second sort would carry
+ * the keys over the bus both ways again). */
+static int prefers_sort_merge(void)
 {
     const char *e = getenv("CLSORT_MPI_MERGE");
-    if (e && strcmp(e, "sort") == 0)
-        return 1;
-    if (e && strcmp(e, "host") == 0)
-        return 0;
-    clsort_device_info info;
-    if (ctx && clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS)
-        return info.is_gpu;
-    return 0;
+    return e && strcmp(e, "sort") == 0;
 }
 
 /* Step 1 on this rank: arguments and temporary memory. */
@@ -579,116 +578,173 @@ static void cut_runs(const order *o, const unsigned char *keys, const uint64_t *
     }
 }
 
-static int head_before(const head *a, const head *b)
+/* Merges run a (na elements) and run b (nb) into out, stably (ties from a,
+ * the lower rank). Branch-free selection: the next element's source is a
+ * conditional move, so random keys cost no mispredicted branches. kb and vb
+ * are constants in every instance (merge_pass), so the copies inline; vb 0
+ * means keys only, vb SIZE_MAX a value size known only at run time (vr). */
+CLSORT_INLINE void merge2(const order *o, size_t kb, size_t vb, size_t vr,
+                          const unsigned char *ak, const unsigned char *av, uint64_t na,
+                          const unsigned char *bk, const unsigned char *bv, uint64_t nb,
+                          unsigned char *ok, unsigned char *ov)
 {
-    return a->key < b->key || (a->key == b->key && a->run < b->run);
-}
-
-static void sift_down(head *h, int size)
-{
-    int i = 0;
-    for (;;) {
-        int l = 2 * i + 1, m = i;
-        if (l < size && head_before(&h[l], &h[m]))
-            m = l;
-        if (l + 1 < size && head_before(&h[l + 1], &h[m]))
-            m = l + 1;
-        if (m == i)
-            return;
-        head t = h[i];
-        h[i] = h[m];
-        h[m] = t;
-        i = m;
+    size_t vsz = vb == SIZE_MAX ? vr : vb;
+    const unsigned char *ae = ak + na * kb, *be = bk + nb * kb;
+    if (na && nb) {
+        uint64_t ia = key_image_kb(o, ak, kb), ib = key_image_kb(o, bk, kb);
+        for (;;) {
+            int take_b = ib < ia;
+            memcpy(ok, take_b ? bk : ak, kb);
+            ok += kb;
+            if (vb) {
+                memcpy(ov, take_b ? bv : av, vsz);
+                ov += vsz;
+                av += take_b ? 0 : vsz;
+                bv += take_b ? vsz : 0;
+            }
+            ak += take_b ? 0 : kb;
+            bk += take_b ? kb : 0;
+            if (ak == ae || bk == be)
+                break;
+            if (take_b)
+                ib = key_image_kb(o, bk, kb);
+            else
+                ia = key_image_kb(o, ak, kb);
+        }
+    }
+    /* the rest of whichever run is left */
+    if (ak < ae) {
+        memcpy(ok, ak, (size_t)(ae - ak));
+        if (vb)
+            memcpy(ov, av, (size_t)(ae - ak) / kb * vsz);
+    } else if (bk < be) {
+        memcpy(ok, bk, (size_t)(be - bk));
+        if (vb)
+            memcpy(ov, bv, (size_t)(be - bk) / kb * vsz);
     }
 }
 
+/* One run of a merge pass: where its elements are in the source buffer. */
+typedef struct run_at {
+    uint64_t at, len;
+} run_at;
+
+/* One pass of the merge tree: runs 0+1, 2+3, ... of src merged pairwise
+ * into dst from position out on; an odd last run is copied. Rewrites runs
+ * (and *count) as the next pass's runs in dst. */
+CLSORT_INLINE void merge_pass_kv(const order *o, size_t kb, size_t vb, size_t vr,
+                                 const unsigned char *sk, const unsigned char *sv,
+                                 unsigned char *dk, unsigned char *dv, run_at *runs, int *count,
+                                 uint64_t out)
+{
+    size_t vsz = vb == SIZE_MAX ? vr : vb;
+    int m = *count, next = 0;
+    for (int i = 0; i < m; i += 2) {
+        const run_at *a = &runs[i];
+        uint64_t len = a->len;
+        if (i + 1 < m) {
+            const run_at *b = &runs[i + 1];
+            merge2(o, kb, vb, vr, sk + a->at * kb, vb ? sv + a->at * vsz : NULL, a->len,
+                   sk + b->at * kb, vb ? sv + b->at * vsz : NULL, b->len, dk + out * kb,
+                   vb ? dv + out * vsz : NULL);
+            len += b->len;
+        } else {
+            memcpy(dk + out * kb, sk + a->at * kb, a->len * kb);
+            if (vb)
+                memcpy(dv + out * vsz, sv + a->at * vsz, a->len * vsz);
+        }
+        runs[next++] = (run_at){out, len};
+        out += len;
+    }
+    *count = next;
+}
+
+static void merge_pass(const order *o, size_t kb, size_t vb, const unsigned char *sk,
+                       const unsigned char *sv, unsigned char *dk, unsigned char *dv,
+                       run_at *runs, int *count, uint64_t out)
+{
+#define CLSORT_PASS_(K, V) merge_pass_kv(o, K, V, vb, sk, sv, dk, dv, runs, count, out)
+#define CLSORT_PASS_V_(K)                \
+    switch (vb) {                        \
+    case 0: CLSORT_PASS_(K, 0); break;   \
+    case 4: CLSORT_PASS_(K, 4); break;   \
+    case 8: CLSORT_PASS_(K, 8); break;   \
+    case 16: CLSORT_PASS_(K, 16); break; \
+    default: CLSORT_PASS_(K, SIZE_MAX);  \
+    }
+    switch (kb) {
+    case 1: CLSORT_PASS_V_(1); break;
+    case 2: CLSORT_PASS_V_(2); break;
+    case 4: CLSORT_PASS_V_(4); break;
+    default: CLSORT_PASS_V_(8); break;
+    }
+#undef CLSORT_PASS_V_
+#undef CLSORT_PASS_
+}
+
+/* A thread's share of the host merge: runs [from[r], to[r]) of the
+ * received buffer, merged into the caller's arrays from position out. */
 typedef struct piece {
     const job *j;
-    const uint64_t *from, *to; /* per run */
-    uint64_t out;              /* first output position */
-    head *heap;
-    uint64_t *pos;
+    const uint64_t *from, *to;
+    uint64_t out;
+    run_at *runs; /* size entries of scratch */
 } piece;
 
-#if defined(__GNUC__)
-#define CLSORT_INLINE static inline __attribute__((always_inline))
-#else
-#define CLSORT_INLINE static inline
-#endif
-
-/* Merges one piece: a binary heap of the runs' heads, ties to the lower run
- * (the lower rank), so the merge is stable. kb is a constant in each call
- * below, so the copies and loads inline. */
-CLSORT_INLINE void merge_piece_kb(const piece *pc, size_t kb)
-{
-    const job *j = pc->j;
-    const order *o = &j->ord;
-    size_t vb = j->vb;
-    int p = j->size, size = 0;
-    head *h = pc->heap;
-    uint64_t *pos = pc->pos;
-    for (int r = 0; r < p; r++) {
-        pos[r] = pc->from[r];
-        if (pos[r] < pc->to[r]) {
-            h[size] = (head){key_image(o, j->rk + pos[r] * kb), r};
-            for (int i = size++; i > 0 && head_before(&h[i], &h[(i - 1) / 2]); i = (i - 1) / 2) {
-                head t = h[i];
-                h[i] = h[(i - 1) / 2];
-                h[(i - 1) / 2] = t;
-            }
-        }
-    }
-    unsigned char *ok = j->keys + pc->out * kb, *ov = j->pairs ? j->values + pc->out * vb : NULL;
-    while (size > 1) {
-        int r = h[0].run;
-        uint64_t i = pos[r]++;
-        memcpy(ok, j->rk + i * kb, kb);
-        ok += kb;
-        if (ov) {
-            memcpy(ov, j->rv + i * vb, vb);
-            ov += vb;
-        }
-        if (pos[r] < pc->to[r])
-            h[0].key = key_image(o, j->rk + pos[r] * kb);
-        else
-            h[0] = h[--size];
-        sift_down(h, size);
-    }
-    if (size == 1) { /* the last run's rest in one copy */
-        int r = h[0].run;
-        uint64_t c = pc->to[r] - pos[r];
-        memcpy(ok, j->rk + pos[r] * kb, c * kb);
-        if (ov)
-            memcpy(ov, j->rv + pos[r] * vb, c * vb);
-    }
-}
-
+/* Merges a piece by a tree of pairwise merges (ceil(log2 runs) passes),
+ * ping-ponging between the send buffer (free after the exchange) and the
+ * caller's arrays so that the last pass lands in the caller's arrays. */
 static void *merge_piece(void *arg)
 {
     const piece *pc = arg;
-    switch (pc->j->kb) {
-    case 1: merge_piece_kb(pc, 1); break;
-    case 2: merge_piece_kb(pc, 2); break;
-    case 4: merge_piece_kb(pc, 4); break;
-    default: merge_piece_kb(pc, 8); break;
+    const job *j = pc->j;
+    int m = 0, passes = 0;
+    for (int r = 0; r < j->size; r++)
+        if (pc->to[r] > pc->from[r])
+            pc->runs[m++] = (run_at){pc->from[r], pc->to[r] - pc->from[r]};
+    for (int c = m; c > 1; c = (c + 1) / 2)
+        passes++;
+    const unsigned char *sk = j->rk, *sv = j->rv;
+    if (passes == 0) {
+        if (m == 1) {
+            memcpy(j->keys + pc->out * j->kb, sk + pc->runs[0].at * j->kb, pc->runs[0].len * j->kb);
+            if (j->pairs)
+                memcpy(j->values + pc->out * j->vb, sv + pc->runs[0].at * j->vb,
+                       pc->runs[0].len * j->vb);
+        }
+        return NULL;
+    }
+    for (int pass = 1; pass <= passes; pass++) {
+        int last_parity = (passes - pass) % 2 == 0;
+        unsigned char *dk = last_parity ? j->keys : j->sk;
+        unsigned char *dv = last_parity ? j->values : j->sv;
+        merge_pass(&j->ord, j->kb, j->pairs ? j->vb : 0, sk, sv, dk, dv, pc->runs, &m, pc->out);
+        sk = dk;
+        sv = dv;
     }
     return NULL;
 }
 
-/* Threads of the host merge: $CLSORT_MPI_THREADS, else the compute units of
- * a CPU device (the threads its sorts use) or up to 8 host processors next
- * to a GPU, one per 64K elements at most. */
+/* Threads of the host merge: $CLSORT_MPI_THREADS, else the compute units
+ * of a CPU device (the threads its own sorts use), else the host's
+ * processors shared among the node's ranks (as Open MPI or MPICH tell
+ * them), at most 16; one per 64K elements at most. */
 static int merge_threads(const job *j)
 {
     const char *e = getenv("CLSORT_MPI_THREADS");
     long t = e ? atol(e) : 0;
     if (t <= 0) {
         clsort_device_info info;
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         if (clsort_context_device_info(j->ctx, &info) == CLSORT_SUCCESS && info.is_cpu)
             t = (long)info.compute_units;
-        else
-            t = cpus < 8 ? cpus : 8;
+        else {
+            const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+            if (!local)
+                local = getenv("MPI_LOCALNRANKS");
+            long ranks = local ? atol(local) : 1;
+            t = sysconf(_SC_NPROCESSORS_ONLN) / (ranks > 0 ? ranks : 1);
+            t = t > 16 ? 16 : t;
+        }
     }
     long most = (long)(j->n / 65536) + 1;
     if (!e && t > most)
@@ -697,8 +753,9 @@ static int merge_threads(const job *j)
 }
 
 /* Step 5 on the host: the received runs merged into the caller's arrays,
- * the output cut into one piece per thread. Cannot fail: a thread that
- * does not start has its piece merged by this one. */
+ * the output cut into one piece per thread. Cannot fail: without memory
+ * for the threads' state it merges in one piece, and a thread that does
+ * not start has its piece merged by this one. */
 static clsort_status merge_host(job *j)
 {
     int p = j->size, threads = merge_threads(j);
@@ -708,13 +765,13 @@ static clsort_status merge_host(job *j)
         at += j->recv[r];
         end[r] = at;
     }
-    size_t per = (size_t)p * 2 + 1;
+    size_t per = (size_t)p * 2;
     uint64_t *cuts = threads > 1 ? malloc(((size_t)threads + 1) * per * sizeof *cuts) : NULL;
     piece *pcs = threads > 1 ? malloc((size_t)threads * sizeof *pcs) : NULL;
-    head *heaps = threads > 1 ? malloc((size_t)threads * p * sizeof *heaps) : NULL;
+    run_at *runs = threads > 1 ? malloc((size_t)threads * p * sizeof *runs) : NULL;
     pthread_t *ids = threads > 1 ? malloc((size_t)threads * sizeof *ids) : NULL;
-    if (!cuts || !pcs || !heaps || !ids) { /* one piece, from the preallocated state */
-        piece one = {j, begin, end, 0, j->heap, j->search};
+    if (!cuts || !pcs || !runs || !ids) {
+        piece one = {j, begin, end, 0, (run_at *)j->search}; /* 6 x p words: room for p runs */
         merge_piece(&one);
     } else {
         for (int t = 0; t <= threads; t++) {
@@ -726,8 +783,7 @@ static clsort_status merge_host(job *j)
             uint64_t *c = cuts + (size_t)t * per, out = 0;
             for (int r = 0; r < p; r++)
                 out += c[r] - begin[r];
-            pcs[t] = (piece){j, c, cuts + (size_t)(t + 1) * per, out, heaps + (size_t)t * p,
-                             c + p}; /* the upper half of its cut row: run positions */
+            pcs[t] = (piece){j, c, cuts + (size_t)(t + 1) * per, out, runs + (size_t)t * p};
         }
         int started[64] = {0};
         for (int t = 1; t < threads; t++)
@@ -742,7 +798,7 @@ static clsort_status merge_host(job *j)
     }
     free(cuts);
     free(pcs);
-    free(heaps);
+    free(runs);
     free(ids);
     return CLSORT_SUCCESS;
 }
@@ -821,7 +877,7 @@ static clsort_status run(job *j)
     clsort_mpi_times *t = &last_times;
     double t0 = MPI_Wtime(), t1;
     int size = j->size;
-    j->merge_by_sort = prefers_sort_merge(j->ctx);
+    j->merge_by_sort = prefers_sort_merge();
     clsort_status s = check_local(j);
     s = agree(j, s);
     if (s != CLSORT_SUCCESS)
@@ -884,10 +940,9 @@ static clsort_status sort_entry(job *j)
     j->search = malloc(p * 6 * sizeof *j->search);
     j->ints = malloc(p * 4 * sizeof *j->ints);
     j->types = malloc(p * 2 * sizeof *j->types);
-    j->heap = malloc(p * sizeof *j->heap);
     j->pos = malloc(p * 2 * sizeof *j->pos);
     if (!j->all || !j->ns || !j->cut || !j->recv || !j->send || !j->search || !j->ints ||
-        !j->types || !j->heap || !j->pos) {
+        !j->types || !j->pos) {
         free_job(j);
         /* the one failure that cannot be told to the other ranks */
         return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
