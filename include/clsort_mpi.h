@@ -13,8 +13,8 @@
  *
  * How it works (docs/DESIGN.md, "Distributed sort"): each rank sorts a copy
  * of its keys with clsort on its own device; the ranks then find, by a
- * bitwise search over the keys' order-preserving images with one
- * MPI_Allreduce per bit, exactly which of their sorted elements go to which
+ * search over the keys' order-preserving images, 4 bits per round and one
+ * MPI_Allreduce per round, exactly which of their sorted elements go to which
  * rank (ties split by rank, then local index, so that every rank gets back
  * its own count); one MPI_Alltoallw moves keys and values (64-bit counts
  * through derived datatypes); each rank merges the sorted runs it received

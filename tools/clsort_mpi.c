@@ -48,13 +48,15 @@ static void usage(FILE *f)
             "  --bits B:E        sort on bits [B, E) of the key's image\n"
             "  --descending      largest first\n"
             "  --rounds R        timed sorts (default 1); times are medians over them\n"
+            "  --warmup W        untimed sorts before them (default 1: kernel builds)\n"
             "  --baseline        instead of the distributed sort, each rank times\n"
             "                    clsort_sort_keys/_pairs of its own keys alone\n"
             "  --no-check        skip the check\n"
             "  --input F         read the keys from raw file F (each rank a contiguous\n"
             "                    share) instead of generating them\n"
             "  --output F        write the sorted keys to raw file F (each rank its part)\n"
-            "  --seed S          generator seed (default 20111; rank r uses S + r)\n"
+            "  --seed S          generator seed (default 20111; rank r uses S + r, but\n"
+            "                    all-equal gives every rank the same key)\n"
             "\n"
             "Environment: CLSORT_MPI_MERGE=host|sort picks the merge of received runs.\n");
 }
@@ -149,7 +151,7 @@ typedef struct settings {
     const char *layout;
     data_dist dist;
     unsigned begin, end;
-    int descending, rounds, baseline, check;
+    int descending, rounds, warmup, baseline, check;
     uint64_t seed;
 } settings;
 
@@ -275,7 +277,7 @@ static int check(const settings *st, const unsigned char *keys, const unsigned c
 
 static int cmd_sort(int argc, char **argv)
 {
-    settings st = {.type = CLSORT_U32, .n = 1u << 20, .layout = "even", .rounds = 1,
+    settings st = {.type = CLSORT_U32, .n = 1u << 20, .layout = "even", .rounds = 1, .warmup = 1,
                    .check = 1, .seed = 20111, .dist = DATA_UNIFORM};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -307,6 +309,8 @@ static int cmd_sort(int argc, char **argv)
                 goto bad;
         } else if (!strcmp(a, "--rounds") && next)
             st.rounds = atoi(next);
+        else if (!strcmp(a, "--warmup") && next)
+            st.warmup = atoi(next);
         else if (!strcmp(a, "--seed") && next)
             st.seed = strtoull(next, NULL, 10);
         else if (!strcmp(a, "--input") && next)
@@ -372,7 +376,9 @@ static int cmd_sort(int argc, char **argv)
         input = malloc(n * kb + 1);
         good = input != NULL;
         if (good)
-            data_fill(input, st.type, n, st.dist, st.seed + (uint64_t)rank);
+            /* all-equal: one key on every rank, so ties cross the ranks */
+            data_fill(input, st.type, n, st.dist,
+                      st.seed + (st.dist == DATA_ALL_EQUAL ? 0 : (uint64_t)rank));
     }
     keys = malloc(n * kb + 1);
     if (vb) {
@@ -411,7 +417,9 @@ static int cmd_sort(int argc, char **argv)
     double *t = calloc((size_t)st.rounds * T_COUNT, sizeof *t);
     clsort_mpi_times last = {0};
     int status_ok = 1;
-    for (int round = 0; round < st.rounds && status_ok; round++) {
+    if (st.warmup < 0)
+        st.warmup = 0;
+    for (int round = -st.warmup; round < st.rounds && status_ok; round++) {
         memcpy(keys, input, n * kb);
         if (vb)
             memcpy(values, input_v, n * vb);
@@ -430,6 +438,9 @@ static int cmd_sort(int argc, char **argv)
             status_ok = 0;
         }
         clsort_mpi_last_times(&last);
+        MPI_Allreduce(MPI_IN_PLACE, &status_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (round < 0)
+            continue;
         double *r = t + (size_t)round * T_COUNT;
         r[T_TOTAL] = t1 - t0;
         if (!st.baseline) {
@@ -440,7 +451,6 @@ static int cmd_sort(int argc, char **argv)
             r[T_MERGE] = last.merge;
         } else
             r[T_LOCAL] = t1 - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &status_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
     if (!status_ok) {
         clsort_context_release(ctx);

@@ -10,8 +10,9 @@
  *  3. splitters: output rank r gets the global sorted positions
  *     [P_r, P_r + n_r), P_r the prefix of the n's. With ties broken by
  *     (key, rank, local index) every element has one position, so the key
- *     at each boundary P_r is found bit by bit over the keys' sort images
- *     (one MPI_Allreduce of counts per bit, for every boundary at once),
+ *     at each boundary P_r is found 4 bits at a time over the keys' sort
+ *     images (one MPI_Allreduce of counts per round, for every boundary at
+ *     once),
  *     and its ties are split in rank order (MPI_Allreduce and MPI_Exscan of
  *     the tie counts); the send counts follow, and MPI_Alltoall gives the
  *     receive counts;
@@ -179,7 +180,7 @@ typedef struct job {
     uint64_t *cut;  /* size + 1: where each destination's elements start */
     uint64_t *recv; /* elements received from each rank */
     uint64_t *send; /* elements sent to each rank */
-    uint64_t *search; /* 6 x size: the split's search state */
+    uint64_t *search; /* SEARCH_WORDS x size: the split's search state */
     int *ints;      /* 4 x size: the exchange's counts and displacements */
     MPI_Datatype *types; /* 2 x size: the exchange's datatypes */
     uint64_t *pos;       /* 2 x size: the host merge's run positions */
@@ -341,6 +342,13 @@ static clsort_status agree_status(job *j, clsort_status mine)
     return remote_failure(j, out.rank, out.status, 0);
 }
 
+/* The split's search: bits of the boundary keys found per round, and the
+ * words of state per boundary (target, prefix, lo, hi, the candidates'
+ * local and global counts). */
+#define SPLIT_BITS 4
+#define SPLIT_CANDIDATES ((1 << SPLIT_BITS) - 1)
+#define SEARCH_WORDS (4 + 2 * SPLIT_CANDIDATES)
+
 /* Step 3: j->cut[r] .. j->cut[r + 1] are the local sorted elements that go
  * to rank r; j->recv[i] the number that come from rank i. */
 static clsort_status split(job *j, unsigned *rounds)
@@ -358,9 +366,9 @@ static clsort_status split(job *j, unsigned *rounds)
             nb++;
     }
     uint64_t *buf = j->search;
-    memset(buf, 0, nb * 6 * sizeof *buf);
+    memset(buf, 0, nb * SEARCH_WORDS * sizeof *buf);
     uint64_t *target = buf, *prefix = buf + nb, *lo = buf + 2 * nb, *hi = buf + 3 * nb,
-             *cnt = buf + 4 * nb, *glob = buf + 5 * nb;
+             *cnt = buf + 4 * nb, *glob = cnt + SPLIT_CANDIDATES * nb;
     size_t b = 0;
     pr = 0;
     for (int r = 1; r < p; r++) {
@@ -374,22 +382,37 @@ static clsort_status split(job *j, unsigned *rounds)
     }
     const order *o = &j->ord;
     int mpi = MPI_SUCCESS;
-    /* The image of the element at each target position, bit by bit: the
-     * smallest v with count(image <= v) > target. [lo, hi) holds the local
-     * elements whose image agrees with prefix on the bits fixed so far. */
-    for (int k = (int)o->width - 1; nb > 0 && k >= 0; k--) {
-        uint64_t low = (1ull << k) - 1;
-        for (b = 0; b < nb; b++)
-            cnt[b] = upper_bound(o, j->sk, (size_t)lo[b], (size_t)hi[b], prefix[b] | low);
-        mpi |= MPI_Allreduce(cnt, glob, (int)nb, MPI_UINT64_T, MPI_SUM, j->comm);
+    /* The image of the element at each target position, SPLIT_BITS bits per
+     * round: the smallest v with count(image <= v) > target. [lo, hi) holds
+     * the local elements whose image agrees with prefix on the bits fixed so
+     * far; each round counts the elements up to each value of the next
+     * digit (2^d - 1 candidates per boundary, one MPI_Allreduce for all). */
+    for (int top = (int)o->width; nb > 0 && top > 0;) {
+        int d = top < SPLIT_BITS ? top : SPLIT_BITS, shift = top - d, cands = (1 << d) - 1;
         for (b = 0; b < nb; b++) {
-            if (glob[b] > target[b])
-                hi[b] = cnt[b];
-            else {
-                prefix[b] |= 1ull << k;
-                lo[b] = cnt[b];
+            uint64_t *c = cnt + b * SPLIT_CANDIDATES, from = lo[b];
+            for (int m = 0; m < cands; m++) {
+                uint64_t cand = prefix[b] | ((((uint64_t)m + 1) << shift) - 1);
+                c[m] = from = upper_bound(o, j->sk, (size_t)from, (size_t)hi[b], cand);
             }
         }
+        mpi |= MPI_Allreduce(cnt, glob, (int)(nb * SPLIT_CANDIDATES), MPI_UINT64_T, MPI_SUM,
+                             j->comm);
+        for (b = 0; b < nb; b++) {
+            const uint64_t *c = cnt + b * SPLIT_CANDIDATES, *g = glob + b * SPLIT_CANDIDATES;
+            int digit = cands;
+            for (int m = 0; m < cands; m++)
+                if (g[m] > target[b]) {
+                    digit = m;
+                    break;
+                }
+            if (digit > 0)
+                lo[b] = c[digit - 1];
+            if (digit < cands)
+                hi[b] = c[digit];
+            prefix[b] |= (uint64_t)digit << shift;
+        }
+        top -= d;
         ++*rounds;
     }
     /* Now [lo, hi) are the local elements equal to the boundary's key: the
@@ -771,7 +794,7 @@ static clsort_status merge_host(job *j)
     run_at *runs = threads > 1 ? malloc((size_t)threads * p * sizeof *runs) : NULL;
     pthread_t *ids = threads > 1 ? malloc((size_t)threads * sizeof *ids) : NULL;
     if (!cuts || !pcs || !runs || !ids) {
-        piece one = {j, begin, end, 0, (run_at *)j->search}; /* 6 x p words: room for p runs */
+        piece one = {j, begin, end, 0, (run_at *)j->search}; /* room for p runs */
         merge_piece(&one);
     } else {
         for (int t = 0; t <= threads; t++) {
@@ -937,7 +960,7 @@ static clsort_status sort_entry(job *j)
     j->cut = malloc((p + 1) * sizeof *j->cut);
     j->recv = malloc(p * sizeof *j->recv);
     j->send = malloc(p * sizeof *j->send);
-    j->search = malloc(p * 6 * sizeof *j->search);
+    j->search = malloc(p * SEARCH_WORDS * sizeof *j->search);
     j->ints = malloc(p * 4 * sizeof *j->ints);
     j->types = malloc(p * 2 * sizeof *j->types);
     j->pos = malloc(p * 2 * sizeof *j->pos);
