@@ -16,7 +16,7 @@
  * search over the keys' order-preserving images, 4 bits per round and one
  * MPI_Allreduce per round, exactly which of their sorted elements go to which
  * rank (ties split by rank, then local index, so that every rank gets back
- * its own count); one MPI_Alltoallw moves keys and values (64-bit counts
+ * its own count); MPI_Alltoallw moves the keys, then the values (64-bit counts
  * through derived datatypes); each rank merges the sorted runs it received
  * into the caller's arrays, with host threads ($CLSORT_MPI_THREADS, default:
  * a CPU device's compute units, else the node's processors per rank, at
