@@ -496,7 +496,7 @@ static void add_run(blocks *bl, const unsigned char *p, uint64_t count, size_t b
  * peer's block is one struct datatype at its absolute address (MPI_BOTTOM)
  * made of whole chunks and the rest, so no count or displacement passes
  * through an int. Keys and values go separately: one struct over both
- * arrays went through Open MPI's packing path, 10 times slower on the
+ * arrays went through Open MPI's packing path, 3 times slower on the
  * PoCL machine. This rank's own share is copied directly (through MPI it
  * went at ~1 GB/s there). */
 static int exchange_array(job *j, unsigned char *src, unsigned char *dst, size_t bytes,
