@@ -20,7 +20,8 @@
  * through derived datatypes); each rank merges the sorted runs it received
  * into the caller's arrays, with host threads ($CLSORT_MPI_THREADS, default:
  * a CPU device's compute units, else the node's processors per rank, at
- * most 16), or with a second clsort sort when $CLSORT_MPI_MERGE is "sort".
+ * most 16), or with a second clsort sort ($CLSORT_MPI_MERGE=sort or host
+ * chooses; by default the sort on CPU devices with more than 8 ranks).
  *
  * Errors are collective. Every rank takes part in every collective step even
  * when its own arguments are bad, so nobody hangs; when any rank fails, every

@@ -21,9 +21,10 @@
  *     counts and offsets are 64-bit whatever MPI's int arguments;
  *  5. merge: the received runs (sorted, in rank order) merged on the host
  *     into the caller's arrays by a tree of branch-free pairwise merges,
- *     the output cut into one piece per thread; or ($CLSORT_MPI_MERGE=sort)
- *     sorted again by clsort (stable, so ties keep rank order) and read
- *     back after a last agreement.
+ *     the output cut into one piece per thread; or (on CPU devices with
+ *     more than 8 ranks, or with $CLSORT_MPI_MERGE=sort) sorted again by
+ *     clsort (stable, so ties keep rank order) and read back after a last
+ *     agreement.
  *
  * Uses clsort_fail from the core's internal header for the messages in the
  * context; otherwise only the public API. Never prints.
@@ -211,14 +212,29 @@ static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
     return an && bn && x < y + bn && y < x + an;
 }
 
+/* Runs above which a CPU device's ranks merge by a second clsort sort: the
+ * host merge makes ceil(log2 runs) passes over the keys, and on the PoCL
+ * machine one pass cost a quarter to a half of a sort of the same keys on
+ * the same thread (docs/PERFORMANCE.md, "Distributed sort over MPI"). */
+#define CPU_HOST_MERGE_MAX_RUNS 8
+
 /* The merge on the host or by a second clsort sort: $CLSORT_MPI_MERGE
- * ("host" or "sort"), else the host merge (docs/DESIGN.md: on PoCL it took
- * half the time of the second sort; on a GPU the second sort would carry
- * the keys over the bus both ways again). */
-static int prefers_sort_merge(void)
+ * ("host" or "sort"), else the host merge, except on CPU devices with more
+ * than CPU_HOST_MERGE_MAX_RUNS ranks. On a GPU the second sort would carry
+ * the keys over the bus both ways again. The ranks agree: one that prefers
+ * the sort makes every rank sort. */
+static int prefers_sort_merge(clsort_context *ctx, MPI_Comm comm)
 {
     const char *e = getenv("CLSORT_MPI_MERGE");
-    return e && strcmp(e, "sort") == 0;
+    if (e && strcmp(e, "sort") == 0)
+        return 1;
+    if (e && strcmp(e, "host") == 0)
+        return 0;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    clsort_device_info info;
+    return size > CPU_HOST_MERGE_MAX_RUNS && ctx &&
+           clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS && info.is_cpu;
 }
 
 /* Step 1 on this rank: arguments and temporary memory. */
@@ -905,7 +921,7 @@ static clsort_status run(job *j)
     clsort_mpi_times *t = &last_times;
     double t0 = MPI_Wtime(), t1;
     int size = j->size;
-    j->merge_by_sort = prefers_sort_merge();
+    j->merge_by_sort = prefers_sort_merge(j->ctx, j->comm);
     clsort_status s = check_local(j);
     s = agree(j, s);
     if (s != CLSORT_SUCCESS)
