@@ -476,12 +476,16 @@ static clsort_status split(job *j, unsigned *rounds)
     return CLSORT_SUCCESS;
 }
 
-/* Elements per block of the exchange's datatypes: MPI's counts are int. */
-static uint64_t chunk_elements(void)
+/* Elements per chunk of the exchange's datatypes, elements of the given
+ * size: 1 GiB at most, so that no count and no datatype size reaches 2^31
+ * inside MPI; $CLSORT_MPI_CHUNK (elements) makes it smaller, for the tests. */
+static uint64_t chunk_elements(size_t bytes)
 {
-    const char *e = getenv("CLSORT_MPI_CHUNK"); /* smaller, for the tests */
+    uint64_t most = ((uint64_t)1 << 30) / bytes;
+    const char *e = getenv("CLSORT_MPI_CHUNK");
     long long c = e ? atoll(e) : 0;
-    return c > 0 && c <= (1ll << 30) ? (uint64_t)c : (1ull << 30);
+    most = most ? most : 1;
+    return c > 0 && (uint64_t)c <= most ? (uint64_t)c : most;
 }
 
 typedef struct blocks {
@@ -559,16 +563,15 @@ static int exchange_array(job *j, unsigned char *src, unsigned char *dst, size_t
 
 static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
 {
-    uint64_t chunk = chunk_elements();
     *sent = *received = 0;
     for (int r = 0; r < j->size; r++)
         if (r != j->rank) {
             *sent += j->cut[r + 1] - j->cut[r];
             *received += j->recv[r];
         }
-    int mpi = exchange_array(j, j->sk, j->rk, j->kb, chunk);
+    int mpi = exchange_array(j, j->sk, j->rk, j->kb, chunk_elements(j->kb));
     if (j->pairs)
-        mpi |= exchange_array(j, j->sv, j->rv, j->vb, chunk);
+        mpi |= exchange_array(j, j->sv, j->rv, j->vb, chunk_elements(j->vb));
     if (mpi != MPI_SUCCESS)
         return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: MPI_Alltoallw failed (%d)", j->fn,
                            mpi);
