@@ -298,6 +298,48 @@ static void run_error(enum bad what, const char *name)
     free(copy_v);
 }
 
+/* A device failure after the arguments agree: the last rank's keys are one
+ * more than the device's largest buffer holds, so its local sort fails (its
+ * keys are never touched: malloc'd, not written). Skipped on every rank
+ * when that rank cannot reserve the address space. */
+static void run_device_failure(void)
+{
+    int bad = nranks - 1, me = rank == bad;
+    clsort_device_info info;
+    clsort_context_device_info(ctx, &info);
+    size_t n = me ? (size_t)(info.max_alloc_bytes / 4) + 1 : 1000;
+    uint32_t *keys = malloc(n * 4);
+    int have = keys != NULL, all = 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (rank == 0)
+            printf("device failure case skipped: no address space for %zu keys\n", n);
+        free(keys);
+        return;
+    }
+    uint32_t copy[1000];
+    if (!me) {
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (uint32_t)mix(i + 7 * (size_t)rank);
+        memcpy(copy, keys, sizeof copy);
+    }
+    clsort_status s = clsort_mpi_sort_keys(ctx, MPI_COMM_WORLD, CLSORT_U32, keys, n, NULL);
+    const char *msg = clsort_context_last_error(ctx);
+    EXPECT(s != CLSORT_SUCCESS, "device failure: succeeded");
+    if (me && getenv("CLSORT_TEST_VERBOSE"))
+        fprintf(stderr, "device failure on rank %d: %s: %s\n", rank, clsort_status_string(s), msg);
+    if (me)
+        EXPECT(s != CLSORT_ERROR_REMOTE, "device failure: the failed rank says REMOTE");
+    else {
+        char want[32];
+        snprintf(want, sizeof want, "rank %d failed", bad);
+        EXPECT(s == CLSORT_ERROR_REMOTE && strstr(msg, want), "device failure: %s, '%s'",
+               clsort_status_string(s), msg);
+        EXPECT(memcmp(keys, copy, sizeof copy) == 0, "device failure: the keys changed");
+    }
+    free(keys);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -374,6 +416,7 @@ int main(int argc, char **argv)
     run_error(MISMATCH_DESCENDING, "directions differ");
     run_error(MISMATCH_VALUE_SIZE, "value sizes differ");
     run_error(MISMATCH_WINDOW, "bit windows differ");
+    run_device_failure();
     /* still works after the failures */
     run_case(&cases[16], 100);
 
