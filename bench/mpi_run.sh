@@ -192,6 +192,8 @@ summary() {
     if [ -n "$a" ] && [ -n "$b" ]; then
         echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (host merge), ${s:-?} ms (sort merge);"
         echo "  one rank alone $a ms, distributed on 1 rank $c ms"
+        echo "  weak scaling of the distributed sort 1 -> 2 ranks: efficiency $(ratio "$c" "$b")" \
+             "(time on 1 rank / time on 2 ranks, each rank $N_GPU keys)"
         echo "  rate of 2 ranks / rate of 1 rank alone = $(ratio "$(awk -v a="$a" 'BEGIN { print 2 * a }')" "$b")x" \
              "(target >= 1.6x), exchange share $(field gpu_2ranks exchange_share)"
     fi
