@@ -1,21 +1,21 @@
 /* mpi_sort.c - the distributed sort over MPI (include/clsort_mpi.h).
  *
  * Steps, each collective over the communicator (docs/DESIGN.md,
- * "Distributed sort"):
+ * "Distributed sort over MPI"):
  *  1. check: every rank checks its own arguments, allocates its temporary
  *     memory and tells the others its status, its n and the arguments that
  *     must agree (one MPI_Allgather); any failure ends the call everywhere;
- *  2. local sort: a copy of the local keys (and values) sorted by clsort on
- *     this rank's device; the statuses are agreed (MPI_Allreduce);
+ *  2. local sort: the local keys (and values) written to device buffers,
+ *     sorted by clsort on this rank's device and read back into the send
+ *     buffer; the statuses are agreed (MPI_Allreduce);
  *  3. splitters: output rank r gets the global sorted positions
  *     [P_r, P_r + n_r), P_r the prefix of the n's. With ties broken by
  *     (key, rank, local index) every element has one position, so the key
  *     at each boundary P_r is found 4 bits at a time over the keys' sort
  *     images (one MPI_Allreduce of counts per round, for every boundary at
- *     once),
- *     and its ties are split in rank order (MPI_Allreduce and MPI_Exscan of
- *     the tie counts); the send counts follow, and MPI_Alltoall gives the
- *     receive counts;
+ *     once), and its ties are split in rank order (MPI_Allreduce and
+ *     MPI_Exscan of the tie counts); the send counts follow, and
+ *     MPI_Alltoall gives the receive counts;
  *  4. exchange: one MPI_Alltoallw of the keys and one of the values, a
  *     struct datatype per peer over absolute addresses (MPI_BOTTOM), so
  *     counts and offsets are 64-bit whatever MPI's int arguments;
@@ -32,11 +32,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
 #include <pthread.h>
-#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <clsort_mpi.h>
 
