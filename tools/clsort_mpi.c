@@ -397,8 +397,9 @@ static int cmd_sort(int argc, char **argv)
             fprintf(stderr, "clsort-mpi: input or memory failed on some rank\n");
         return 1;
     }
-    size_t total = 0;
-    MPI_Allreduce(&n, &total, 1, MPI_UNSIGNED_LONG, MPI_SUM, MPI_COMM_WORLD);
+    uint64_t mine = n, total64 = 0;
+    MPI_Allreduce(&mine, &total64, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    size_t total = (size_t)total64;
     clsort_device_info info;
     clsort_context_device_info(ctx, &info);
     if (rank == 0) {
