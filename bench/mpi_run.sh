@@ -7,8 +7,9 @@
 #   gpu      one rank on one GPU against two ranks on two GPUs, N_GPU u32 keys
 #            per rank from host memory (weak scaling 1 -> 2 ranks): the
 #            single-device host sort (--baseline), the distributed sort on 1
-#            rank, and on 2 ranks with the host merge and with the second
-#            clsort sort (CLSORT_MPI_MERGE=sort)
+#            rank, and on 2 ranks with the host merge, with the second
+#            clsort sort (CLSORT_MPI_MERGE=sort), and without touching the
+#            temporary buffers first (CLSORT_MPI_TOUCH=0)
 #   cpu      4 ranks x 4 PoCL threads (each rank bound to 4 cores) against one
 #            process on 16 threads (16 cores), N_CPU u32 keys in total
 #   balance  every rank keeps its own count whatever the distribution: all
@@ -141,6 +142,9 @@ stage_gpu() {
     run gpu_2ranks 2 "--bind-to none" -- --device "$devs" --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     run gpu_2ranks_sortmerge 2 "--bind-to none" CLSORT_MPI_MERGE=sort -- --device "$devs" \
         --n-per-rank "$N_GPU" --rounds "$ROUNDS"
+    # without touching the temporary buffers while the GPU sorts (default on GPUs)
+    run gpu_2ranks_notouch 2 "--bind-to none" CLSORT_MPI_TOUCH=0 -- --device "$devs" \
+        --n-per-rank "$N_GPU" --rounds "$ROUNDS"
 }
 
 stage_cpu() {
@@ -190,7 +194,8 @@ summary() {
     c=$(field gpu_1rank time_ms)
     s=$(field gpu_2ranks_sortmerge time_ms)
     if [ -n "$a" ] && [ -n "$b" ]; then
-        echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (host merge), ${s:-?} ms (sort merge);"
+        echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (host merge), ${s:-?} ms (sort merge)," \
+             "$(field gpu_2ranks_notouch time_ms) ms (no first touch);"
         echo "  one rank alone $a ms, distributed on 1 rank $c ms"
         echo "  weak scaling of the distributed sort 1 -> 2 ranks: efficiency $(ratio "$c" "$b")" \
              "(time on 1 rank / time on 2 ranks, each rank $N_GPU keys)"

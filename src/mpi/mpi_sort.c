@@ -850,6 +850,66 @@ static clsort_status merge_host(job *j)
     return CLSORT_SUCCESS;
 }
 
+/* ------------------------------------------------------ first touch */
+
+/* The send and receive buffers are fresh memory on every call (glibc maps
+ * large blocks anew), so their first writes (the local sort's read-back,
+ * the exchange) take a page fault every 4 KiB, zero-filled by the faulting
+ * thread: a fresh 256 MB memcpy took 260-290 ms on the PoCL machine against
+ * 150-170 ms into touched pages. Beside a GPU, whose sort leaves the host's
+ * cores idle, the merge's threads touch every page while the device sorts
+ * ($CLSORT_MPI_TOUCH=1 or 0 forces it on or off; on the busy 2-core PoCL
+ * machine touching first cost more than it saved, docs/PERFORMANCE.md). */
+typedef struct touch_part {
+    unsigned char *p[4];
+    size_t len[4];
+    int part, parts;
+} touch_part;
+
+static void *touch_pages(void *arg)
+{
+    const touch_part *t = arg;
+    for (int i = 0; i < 4; i++) {
+        size_t pages = (t->len[i] + 4095) / 4096;
+        size_t from = pages * t->part / t->parts, to = pages * (t->part + 1) / t->parts;
+        for (size_t q = from; q < to; q++)
+            t->p[i][q * 4096] = 0;
+    }
+    return NULL;
+}
+
+static int wants_touch(const job *j)
+{
+    const char *e = getenv("CLSORT_MPI_TOUCH");
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+    clsort_device_info info;
+    return clsort_context_device_info(j->ctx, &info) == CLSORT_SUCCESS && info.is_gpu;
+}
+
+static void touch_buffers(const job *j)
+{
+    size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
+    int threads = merge_threads(j);
+    if (2 * (kbytes + vbytes) < ((size_t)64 << 20))
+        return; /* small: the writes fault as they go */
+    touch_part parts[64];
+    pthread_t ids[64];
+    int started[64] = {0};
+    for (int t = 0; t < threads; t++)
+        parts[t] = (touch_part){{j->sk, j->rk, j->sv, j->rv}, {kbytes, kbytes, vbytes, vbytes},
+                                t, threads};
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&ids[t], NULL, touch_pages, &parts[t]) == 0;
+    touch_pages(&parts[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            touch_pages(&parts[t]);
+    }
+}
+
 /* ------------------------------------------------------ device round trips */
 
 /* Sorts keys (and values) of n elements from host memory on the device into
@@ -857,9 +917,10 @@ static clsort_status merge_host(job *j)
  * to out_k / out_v. With agree set, the ranks agree on the sort's status
  * before anything is read back (the final merge writes the caller's arrays
  * only when every rank's sort worked). One copy each way, where
- * clsort_sort_keys on a host copy would add a host copy on each side. */
+ * clsort_sort_keys on a host copy would add a host copy on each side. With
+ * touch set, the temporary buffers are touched while the device sorts. */
 static clsort_status device_sort(job *j, const void *in_k, const void *in_v, void *out_k,
-                                 void *out_v, int agree)
+                                 void *out_v, int agree, int touch)
 {
     clsort_context *ctx = j->ctx;
     cl_context cl = clsort_context_cl_context(ctx);
@@ -880,13 +941,18 @@ static clsort_status device_sort(job *j, const void *in_k, const void *in_v, voi
             s = clsort_fail(ctx, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
                                      ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
                                      : err,
-                            "%s: copying %zu elements to the device failed: %s", j->fn, j->n,
+                            "%s: allocating or copying %zu elements on the device failed: %s",
+                            j->fn, j->n,
                             clsort_status_string(err));
         else
             s = j->pairs ? clsort_sort_pairs_buffer(ctx, j->type, dk, 0, dv, 0, j->vb, j->n,
                                                     j->options, 0, NULL, NULL)
                          : clsort_sort_keys_buffer(ctx, j->type, dk, 0, j->n, j->options, 0,
                                                    NULL, NULL);
+        if (touch && s == CLSORT_SUCCESS) {
+            clFlush(q);
+            touch_buffers(j);
+        }
         err = clFinish(q);
         if (s == CLSORT_SUCCESS && err != CL_SUCCESS)
             s = clsort_fail(ctx, err, "%s: the local sort failed: %s", j->fn,
@@ -916,7 +982,7 @@ static clsort_status device_sort(job *j, const void *in_k, const void *in_v, voi
  * agreed, then read back into the caller's arrays. */
 static clsort_status merge_by_sort(job *j)
 {
-    return device_sort(j, j->rk, j->rv, j->keys, j->values, 1);
+    return device_sort(j, j->rk, j->rv, j->keys, j->values, 1, 0);
 }
 
 static clsort_status run(job *j)
@@ -936,7 +1002,7 @@ static clsort_status run(job *j)
     t->check = t1 - t0;
 
     /* 2: the local sort, from the caller's arrays into sk, sv */
-    s = agree_status(j, device_sort(j, j->keys, j->values, j->sk, j->sv, 0));
+    s = agree_status(j, device_sort(j, j->keys, j->values, j->sk, j->sv, 0, wants_touch(j)));
     t->local_sort = MPI_Wtime() - t1;
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)
