@@ -38,7 +38,8 @@
  * initialised the call fails at once on that rank, without communicating.
  *
  * The library never prints, aborts or exits. The functions block until the
- * sort is done on this rank. Temporary host memory: about twice the local
+ * sort is done on this rank. Only the calling thread calls MPI (the merge's
+ * helper threads do not), so any MPI thread level will do. Temporary host memory: about twice the local
  * keys and values.
  */
 #ifndef CLSORT_MPI_H
