@@ -15,6 +15,10 @@
 #   balance  every rank keeps its own count whatever the distribution: all
 #            keys equal, all on one rank, sorted, reversed (N_BAL per rank,
 #            on the GPUs when there are two, else on PoCL), each checked
+#   large    (not in the default list) 2 ranks of N_LARGE u32 keys each
+#            (default 1536M: each sends about 3 GB to the other, over 2^31
+#            bytes, the exchange's 64-bit path), on the GPUs or on PoCL,
+#            checked; needs about 4 x 6 GB of host memory per rank
 #
 # usage: bench/mpi_run.sh [stage ...]     stages: build gpu cpu balance
 #        (default: all four, in that order)
@@ -44,6 +48,7 @@ ROOT=$PWD
 N_GPU=${N_GPU:-512M}
 N_CPU=${N_CPU:-256M}
 N_BAL=${N_BAL:-16M}
+N_LARGE=${N_LARGE:-1536M}
 ROUNDS=${ROUNDS:-5}
 CPU_RANKS=${CPU_RANKS:-4}
 CPU_THREADS=${CPU_THREADS:-4}
@@ -183,6 +188,18 @@ stage_balance() {
     run balance_one_rank "$np" "$bind" "${envs[@]}" -- --device "$devs" \
         --n $(( $(echo "$N_BAL" | sed 's/K$/*1024/; s/M$/*1048576/; s/G$/*1073741824/') * np )) \
         --layout one-rank --values 8 --rounds 1
+}
+
+stage_large() {
+    local devs bind="--bind-to none" envs=()
+    devs=$(gpu_devices)
+    if [ "$(echo "$devs" | tr ',' '\n' | grep -c .)" -lt 2 ]; then
+        devs=$CPU_DEVICE
+        envs=(POCL_MAX_PTHREAD_COUNT=$CPU_THREADS)
+    fi
+    log "large: 2 ranks x $N_LARGE u32 keys on $devs (messages over 2^31 bytes)"
+    run large 2 "$bind" "${envs[@]}" -- --device "$devs" --n-per-rank "$N_LARGE" --rounds 1 \
+        --warmup 0
 }
 
 summary() {
