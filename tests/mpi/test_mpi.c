@@ -340,6 +340,61 @@ static void run_device_failure(void)
     free(keys);
 }
 
+/* A sort on a communicator of its own: the world split into even and odd
+ * ranks, each half sorting its keys at once, checked within the half
+ * against the reference (ranks numbered within the half, keys that differ
+ * between halves so that a mix-up shows). */
+static void run_split_comm(void)
+{
+    MPI_Comm half;
+    int color = rank % 2, hrank, hsize;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
+    MPI_Comm_rank(half, &hrank);
+    MPI_Comm_size(half, &hsize);
+    size_t n = 2000 + 333 * (size_t)hrank;
+    uint32_t *keys = malloc(n * 4), *vals = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (uint32_t)(mix(i + 10000 * (size_t)hrank + 7 * (size_t)color) % 1000) * 2 + color;
+        vals[i] = (uint32_t)(i << 8 | (unsigned)hrank);
+    }
+    /* gather the half's input on its rank 0 */
+    int *counts = malloc((size_t)hsize * sizeof *counts), *displs = malloc((size_t)hsize * sizeof *displs);
+    int mine = (int)n;
+    MPI_Allgather(&mine, 1, MPI_INT, counts, 1, MPI_INT, half);
+    int total = 0;
+    for (int r = 0; r < hsize; r++) {
+        displs[r] = total;
+        total += counts[r];
+    }
+    uint32_t *in_k = malloc((size_t)total * 4), *in_v = malloc((size_t)total * 4);
+    uint32_t *out_k = malloc((size_t)total * 4), *out_v = malloc((size_t)total * 4);
+    MPI_Gatherv(keys, mine, MPI_UINT32_T, in_k, counts, displs, MPI_UINT32_T, 0, half);
+    MPI_Gatherv(vals, mine, MPI_UINT32_T, in_v, counts, displs, MPI_UINT32_T, 0, half);
+    clsort_status s = clsort_mpi_sort_pairs(ctx, half, CLSORT_U32, keys, vals, 4, n, NULL);
+    EXPECT(s == CLSORT_SUCCESS, "split communicator: %s\n%s", clsort_status_string(s),
+           clsort_context_last_error(ctx));
+    MPI_Gatherv(keys, mine, MPI_UINT32_T, out_k, counts, displs, MPI_UINT32_T, 0, half);
+    MPI_Gatherv(vals, mine, MPI_UINT32_T, out_v, counts, displs, MPI_UINT32_T, 0, half);
+    if (hrank == 0) {
+        size_t *perm = malloc(((size_t)total + 1) * sizeof *perm), bad = 0;
+        ref_stable_perm(CLSORT_U32, in_k, (size_t)total, 0, 0, 0, perm);
+        for (int i = 0; i < total; i++)
+            bad += out_k[i] != in_k[perm[i]] || out_v[i] != in_v[perm[i]];
+        EXPECT(bad == 0, "split communicator (half %d, %d ranks): %zu elements out of place",
+               color, hsize, bad);
+        free(perm);
+    }
+    free(counts);
+    free(displs);
+    free(in_k);
+    free(in_v);
+    free(out_k);
+    free(out_v);
+    free(keys);
+    free(vals);
+    MPI_Comm_free(&half);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -417,6 +472,7 @@ int main(int argc, char **argv)
     run_error(MISMATCH_VALUE_SIZE, "value sizes differ");
     run_error(MISMATCH_WINDOW, "bit windows differ");
     run_device_failure();
+    run_split_comm();
     /* still works after the failures */
     run_case(&cases[16], 100);
 
