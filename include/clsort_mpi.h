@@ -73,7 +73,7 @@ clsort_status clsort_mpi_sort_pairs(clsort_context *ctx, MPI_Comm comm, clsort_t
  * of MPI_Wtime on this rank), for benchmarks; the library never prints
  * them. Filled on success and on failure (the steps not reached are 0). */
 typedef struct clsort_mpi_times {
-    double check;      /* arguments checked and agreed (one MPI_Allgather) */
+    double check;      /* arguments checked and agreed (an MPI_Allreduce, an MPI_Allgather) */
     double local_sort; /* the copy of the local keys sorted with clsort */
     double splitters;  /* exact splitting: the bitwise search, tie counts, send counts */
     double exchange;   /* the MPI_Alltoallw of keys and values */

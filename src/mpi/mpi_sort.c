@@ -2,9 +2,11 @@
  *
  * Steps, each collective over the communicator (docs/DESIGN.md,
  * "Distributed sort over MPI"):
- *  1. check: every rank checks its own arguments, allocates its temporary
- *     memory and tells the others its status, its n and the arguments that
- *     must agree (one MPI_Allgather); any failure ends the call everywhere;
+ *  1. check: every rank checks its own arguments and allocates its
+ *     temporary memory; the statuses are agreed (one fixed-size
+ *     MPI_Allreduce), so any failure ends the call everywhere; then one
+ *     MPI_Allgather gives every rank the n's and the arguments that must
+ *     agree;
  *  2. local sort: the local keys (and values) written to device buffers,
  *     sorted by clsort on this rank's device and read back into the send
  *     buffer; the statuses are agreed (MPI_Allreduce);
@@ -175,7 +177,8 @@ typedef struct job {
     size_t kb, vb, n;
     unsigned char *sk, *sv, *rk, *rv; /* sorted copy (sent from), received */
     /* Per-rank counters, allocated before the first collective step (a
-     * rank that fails there returns without communicating). */
+     * rank that cannot allocate them still takes part in the first
+     * MPI_Allreduce, with its failure). */
     agreement *all;
     uint64_t *ns;   /* every rank's n */
     uint64_t *cut;  /* size + 1: where each destination's elements start */
@@ -273,13 +276,10 @@ static clsort_status check_local(job *j)
 }
 
 /* Another rank's failure as this rank's status and message. */
-static clsort_status remote_failure(job *j, int who, clsort_status theirs, int others)
+static clsort_status remote_failure(job *j, int who, clsort_status theirs)
 {
-    char more[64] = "";
-    if (others > 0)
-        snprintf(more, sizeof more, " (and %d other rank%s)", others, others > 1 ? "s" : "");
-    return clsort_fail(j->ctx, CLSORT_ERROR_REMOTE, "%s: rank %d failed with %s%s", j->fn, who,
-                       clsort_status_string(theirs), more);
+    return clsort_fail(j->ctx, CLSORT_ERROR_REMOTE, "%s: rank %d failed with %s", j->fn, who,
+                       clsort_status_string(theirs));
 }
 
 static const char *mismatch(const agreement *a, const agreement *b)
@@ -297,13 +297,14 @@ static const char *mismatch(const agreement *a, const agreement *b)
     return NULL;
 }
 
-/* Step 1 across ranks: everyone's status, n and order arguments. */
-static clsort_status agree(job *j, clsort_status mine)
+/* Step 1 across ranks, once every rank's own checks passed: everyone's n
+ * and the arguments that decide the order, which must agree. */
+static clsort_status agree(job *j)
 {
     const clsort_options *o = j->options;
     unsigned kbits = (unsigned)clsort_type_size(j->type) * 8;
     agreement me = {
-        .status = mine,
+        .status = CLSORT_SUCCESS,
         .key_type = (int32_t)j->type,
         .pairs = j->pairs,
         .descending = o && o->descending ? 1 : 0,
@@ -315,17 +316,6 @@ static clsort_status agree(job *j, clsort_status mine)
     };
     agreement *all = j->all;
     MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, j->comm);
-    int first = -1, failed = 0;
-    for (int r = 0; r < j->size; r++)
-        if (all[r].status != CLSORT_SUCCESS) {
-            if (first < 0)
-                first = r;
-            failed++;
-        }
-    if (mine != CLSORT_SUCCESS)
-        return mine; /* its own message is in the context already */
-    if (first >= 0)
-        return remote_failure(j, first, all[first].status, failed - 1);
     for (int r = 1; r < j->size; r++) {
         const char *what = mismatch(&all[0], &all[r]);
         if (what)
@@ -346,7 +336,8 @@ static clsort_status agree(job *j, clsort_status mine)
     return CLSORT_SUCCESS;
 }
 
-/* A status agreed by every rank after a local step. */
+/* A status agreed by every rank after a local step (MPI_MINLOC: the most
+ * negative code, from the lowest rank that has it, names the failure). */
 static clsort_status agree_status(job *j, clsort_status mine)
 {
     struct {
@@ -355,7 +346,7 @@ static clsort_status agree_status(job *j, clsort_status mine)
     MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, j->comm);
     if (mine != CLSORT_SUCCESS || out.status == CLSORT_SUCCESS)
         return mine;
-    return remote_failure(j, out.rank, out.status, 0);
+    return remote_failure(j, out.rank, out.status);
 }
 
 /* The split's search: bits of the boundary keys found per round, and the
@@ -985,14 +976,21 @@ static clsort_status merge_by_sort(job *j)
     return device_sort(j, j->rk, j->rv, j->keys, j->values, 1, 0);
 }
 
-static clsort_status run(job *j)
+static clsort_status run(job *j, clsort_status s)
 {
     clsort_mpi_times *t = &last_times;
     double t0 = MPI_Wtime(), t1;
     int size = j->size;
     j->merge_by_sort = prefers_sort_merge(j->ctx, j->comm);
-    clsort_status s = check_local(j);
-    s = agree(j, s);
+    /* 1: every rank's status first (a fixed-size MPI_Allreduce, so that even
+     * a rank without memory for its counters takes part), then the n's and
+     * the arguments that must agree */
+    if (s == CLSORT_SUCCESS)
+        s = check_local(j);
+    s = agree_status(j, s);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    s = agree(j);
     if (s != CLSORT_SUCCESS)
         return s;
     j->ord = make_order(j->type, j->options);
@@ -1054,15 +1052,13 @@ static clsort_status sort_entry(job *j)
     j->ints = malloc(p * 4 * sizeof *j->ints);
     j->types = malloc(p * 2 * sizeof *j->types);
     j->pos = malloc(p * 2 * sizeof *j->pos);
+    clsort_status s = CLSORT_SUCCESS;
     if (!j->all || !j->ns || !j->cut || !j->recv || !j->send || !j->search || !j->ints ||
-        !j->types || !j->pos) {
-        free_job(j);
-        /* the one failure that cannot be told to the other ranks */
-        return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
-                           "%s: no host memory for %d ranks' counters", j->fn, j->size);
-    }
+        !j->types || !j->pos) /* told to the others by run's first step */
+        s = clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                        "%s: no host memory for %d ranks' counters", j->fn, j->size);
     double t0 = MPI_Wtime();
-    clsort_status s = run(j);
+    s = run(j, s);
     last_times.total = MPI_Wtime() - t0;
     free_job(j);
     return s;
