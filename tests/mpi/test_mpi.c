@@ -3,17 +3,19 @@
  * tagged with their global position), sorts them with clsort_mpi_sort_*,
  * gathers inputs and outputs on rank 0 and compares the output byte for
  * byte with the stable order of the tests' independent reference
- * (tests/reference.c); every rank also checks it kept its own count. The
- * error cases check that every rank fails (the bad rank with its own code,
- * the others with CLSORT_ERROR_REMOTE and a message naming the bad rank)
- * and that no rank's arrays changed. Exits 0 when every check passed, 1
- * otherwise, 77 (skipped) when there is no OpenCL platform.
+ * (tests/reference.c), rank by rank at the caller's own counts. The error
+ * cases (bad arguments on one rank, arguments that differ, a device failure
+ * after the arguments agreed) check that every rank fails (the bad rank
+ * with its own code, the others with CLSORT_ERROR_REMOTE and a message
+ * naming the bad rank) and that no rank's arrays changed. One case sorts on
+ * a split communicator. Exits 0 when every check passed, 1 otherwise, 77
+ * (skipped) when there is no OpenCL platform.
  *
  * The cases alternate the merge of the received runs ($CLSORT_MPI_MERGE
  * host / sort; every other host merge in 3 threads, $CLSORT_MPI_THREADS)
- * and every third one splits the exchange's datatypes into
- * blocks of 7 elements ($CLSORT_MPI_CHUNK), the path that carries counts
- * over 2^31 elements.
+ * and every third one splits the exchange's datatypes into blocks of 7
+ * elements ($CLSORT_MPI_CHUNK), the path that carries messages over 2^31
+ * bytes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <clsort_mpi.h>
