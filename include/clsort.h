@@ -85,6 +85,7 @@ extern "C" {
     X(CLSORT_ERROR_DEVICE_UNSUPPORTED, -7014, "the device lacks a required feature")     \
     X(CLSORT_ERROR_INVALID_QUEUE, -7015, "invalid command queue")                        \
     X(CLSORT_ERROR_IO, -7016, "file input/output error")                                 \
+    X(CLSORT_ERROR_REMOTE, -7017, "another MPI rank failed (clsort_mpi)")                \
     X(CLSORT_ERROR_INTERNAL, -7099, "internal error")
 
 typedef int32_t clsort_status;

@@ -10,7 +10,7 @@
 set -eu
 pkgs="gcc g++ make cmake pkg-config ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 \
       pocl-opencl-icd clinfo zlib1g-dev python3 python3-numpy python3-venv python3-pip \
-      python3-setuptools python3-wheel $*"
+      python3-setuptools python3-wheel openmpi-bin libopenmpi-dev $*"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" ||

@@ -1,0 +1,1083 @@
+/* mpi_sort.c - the distributed sort over MPI (include/clsort_mpi.h).
+ *
+ * Steps, each collective over the communicator (docs/DESIGN.md,
+ * "Distributed sort over MPI"):
+ *  1. check: every rank checks its own arguments and allocates its
+ *     temporary memory; the statuses are agreed (one fixed-size
+ *     MPI_Allreduce), so any failure ends the call everywhere; then one
+ *     MPI_Allgather gives every rank the n's and the arguments that must
+ *     agree;
+ *  2. local sort: the local keys (and values) written to device buffers,
+ *     sorted by clsort on this rank's device and read back into the send
+ *     buffer; the statuses are agreed (MPI_Allreduce);
+ *  3. splitters: output rank r gets the global sorted positions
+ *     [P_r, P_r + n_r), P_r the prefix of the n's. With ties broken by
+ *     (key, rank, local index) every element has one position, so the key
+ *     at each boundary P_r is found 4 bits at a time over the keys' sort
+ *     images (one MPI_Allreduce of counts per round, for every boundary at
+ *     once), and its ties are split in rank order (MPI_Allreduce and
+ *     MPI_Exscan of the tie counts); the send counts follow, and
+ *     MPI_Alltoall gives the receive counts;
+ *  4. exchange: one MPI_Alltoallw of the keys and one of the values, a
+ *     struct datatype per peer over absolute addresses (MPI_BOTTOM), so
+ *     counts and offsets are 64-bit whatever MPI's int arguments;
+ *  5. merge: the received runs (sorted, in rank order) merged on the host
+ *     into the caller's arrays by a tree of branch-free pairwise merges,
+ *     the output cut into one piece per thread; or (on CPU devices with
+ *     more than 8 ranks, or with $CLSORT_MPI_MERGE=sort) sorted again by
+ *     clsort (stable, so ties keep rank order) and read back after a last
+ *     agreement.
+ *
+ * Uses clsort_fail from the core's internal header for the messages in the
+ * context; otherwise only the public API. Never prints.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clsort_mpi.h>
+
+#include "internal.h"
+
+static _Thread_local clsort_mpi_times last_times;
+
+void clsort_mpi_last_times(clsort_mpi_times *times)
+{
+    if (times)
+        *times = last_times;
+}
+
+#if defined(__GNUC__)
+#define CLSORT_INLINE static inline __attribute__((always_inline))
+#else
+#define CLSORT_INLINE static inline
+#endif
+
+/* ------------------------------------------------------------- key images */
+
+/* The key's sort image: the order-preserving unsigned image of clsort.h,
+ * restricted to the bit window, complemented for descending order. Sorting
+ * by it (stably) is clsort's order. */
+typedef struct order {
+    unsigned bytes;
+    int kind; /* 0 unsigned, 1 signed, 2 float */
+    unsigned begin, width;
+    uint64_t mask;
+    int descending;
+} order;
+
+static inline uint64_t load(const unsigned char *p, unsigned bytes)
+{
+    switch (bytes) {
+    case 1:
+        return p[0];
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+CLSORT_INLINE uint64_t key_image_kb(const order *o, const unsigned char *p, size_t bytes)
+{
+    uint64_t v = load(p, (unsigned)bytes);
+    unsigned bits = (unsigned)bytes * 8;
+    uint64_t sign = 1ull << (bits - 1);
+    uint64_t all = bits == 64 ? ~0ull : (1ull << bits) - 1;
+    if (o->kind == 1) {
+        v ^= sign;
+    } else if (o->kind == 2) {
+        uint64_t expo = bytes == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+        uint64_t mant = bytes == 4 ? 0x007fffffull : 0x000fffffffffffffull;
+        if ((v & expo) == expo && (v & mant))
+            v = all; /* every NaN */
+        else {
+            if (v == sign)
+                v = 0; /* -0.0 reads as +0.0 */
+            v = (v & sign) ? (~v & all) : (v | sign);
+        }
+    }
+    v = (v >> o->begin) & o->mask;
+    return o->descending ? (~v & o->mask) : v;
+}
+
+static inline uint64_t key_image(const order *o, const unsigned char *p)
+{
+    return key_image_kb(o, p, o->bytes);
+}
+
+static order make_order(clsort_type type, const clsort_options *opt)
+{
+    order o = {.bytes = (unsigned)clsort_type_size(type)};
+    o.kind = (type == CLSORT_I8 || type == CLSORT_I16 || type == CLSORT_I32 || type == CLSORT_I64)
+                 ? 1
+                 : (type == CLSORT_F32 || type == CLSORT_F64) ? 2 : 0;
+    unsigned end = opt && opt->end_bit ? opt->end_bit : o.bytes * 8;
+    o.begin = opt ? opt->begin_bit : 0;
+    o.width = end - o.begin;
+    o.mask = o.width == 64 ? ~0ull : (1ull << o.width) - 1;
+    o.descending = opt && opt->descending;
+    return o;
+}
+
+/* First index in [lo, hi) of the sorted keys whose image exceeds v. */
+static size_t upper_bound(const order *o, const unsigned char *keys, size_t lo, size_t hi,
+                          uint64_t v)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_image(o, keys + mid * o->bytes) <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* -------------------------------------------------------------- the call */
+
+/* What every rank tells the others in step 1. */
+typedef struct agreement {
+    int32_t status;
+    int32_t key_type;
+    int32_t pairs;
+    int32_t descending;
+    uint32_t begin_bit, end_bit;
+    int32_t merge_by_sort; /* this rank's preference */
+    int32_t pad;
+    uint64_t value_size;
+    uint64_t n;
+} agreement;
+
+typedef struct job {
+    const char *fn;
+    clsort_context *ctx;
+    MPI_Comm comm;
+    int rank, size;
+    clsort_type type;
+    const clsort_options *options;
+    int pairs;
+    unsigned char *keys, *values; /* the caller's */
+    size_t kb, vb, n;
+    unsigned char *sk, *sv, *rk, *rv; /* sorted copy (sent from), received */
+    /* Per-rank counters, allocated before the first collective step (a
+     * rank that cannot allocate them still takes part in the first
+     * MPI_Allreduce, with its failure). */
+    agreement *all;
+    uint64_t *ns;   /* every rank's n */
+    uint64_t *cut;  /* size + 1: where each destination's elements start */
+    uint64_t *recv; /* elements received from each rank */
+    uint64_t *send; /* elements sent to each rank */
+    uint64_t *search; /* SEARCH_WORDS x size: the split's search state */
+    int *ints;      /* 4 x size: the exchange's counts and displacements */
+    MPI_Datatype *types; /* 2 x size: the exchange's datatypes */
+    uint64_t *pos;       /* 2 x size: the host merge's run positions */
+    order ord;
+    int merge_by_sort;
+} job;
+
+static void free_job(job *j)
+{
+    free(j->sk);
+    free(j->sv);
+    free(j->rk);
+    free(j->rv);
+    free(j->all);
+    free(j->ns);
+    free(j->cut);
+    free(j->recv);
+    free(j->send);
+    free(j->search);
+    free(j->ints);
+    free(j->types);
+    free(j->pos);
+}
+
+static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+/* Runs above which a CPU device's ranks merge by a second clsort sort: the
+ * host merge makes ceil(log2 runs) passes over the keys, and on the PoCL
+ * machine one pass cost a quarter to a half of a sort of the same keys on
+ * the same thread (docs/PERFORMANCE.md, "Distributed sort over MPI"). */
+#define CPU_HOST_MERGE_MAX_RUNS 8
+
+/* The merge on the host or by a second clsort sort: $CLSORT_MPI_MERGE
+ * ("host" or "sort"), else the host merge, except on CPU devices with more
+ * than CPU_HOST_MERGE_MAX_RUNS ranks. On a GPU the second sort would carry
+ * the keys over the bus both ways again. The ranks agree: one that prefers
+ * the sort makes every rank sort. */
+static int prefers_sort_merge(clsort_context *ctx, MPI_Comm comm)
+{
+    const char *e = getenv("CLSORT_MPI_MERGE");
+    if (e && strcmp(e, "sort") == 0)
+        return 1;
+    if (e && strcmp(e, "host") == 0)
+        return 0;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    clsort_device_info info;
+    return size > CPU_HOST_MERGE_MAX_RUNS && ctx &&
+           clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS && info.is_cpu;
+}
+
+/* Step 1 on this rank: arguments and temporary memory. */
+static clsort_status check_local(job *j)
+{
+    const char *fn = j->fn;
+    if (!j->ctx)
+        return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT, "%s: ctx is NULL", fn);
+    /* The core checks the type, options and value size with a sort of 0 keys. */
+    clsort_status s = j->pairs ? clsort_sort_pairs(j->ctx, j->type, j->keys, j->values, j->vb, 0,
+                                                   j->options)
+                               : clsort_sort_keys(j->ctx, j->type, j->keys, 0, j->options);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    j->kb = clsort_type_size(j->type);
+    if (j->n > 0 && !j->keys)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys is NULL", fn);
+    if (j->pairs && j->n > 0 && !j->values)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: values is NULL", fn);
+    if (j->n > SIZE_MAX / 8 / (j->vb > 8 ? j->vb : 8))
+        return clsort_fail(j->ctx, CLSORT_ERROR_TOO_LARGE, "%s: n = %zu is too large", fn, j->n);
+    if (j->pairs && ranges_overlap(j->keys, j->n * j->kb, j->values, j->n * j->vb))
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap",
+                           fn);
+    size_t m = j->n ? j->n : 1;
+    j->sk = malloc(m * j->kb);
+    j->rk = malloc(m * j->kb);
+    if (j->pairs) {
+        j->sv = malloc(m * j->vb);
+        j->rv = malloc(m * j->vb);
+    }
+    if (!j->sk || !j->rk || (j->pairs && (!j->sv || !j->rv)))
+        return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                           "%s: no host memory for the temporary copies of %zu elements", fn, j->n);
+    return CLSORT_SUCCESS;
+}
+
+/* Another rank's failure as this rank's status and message. */
+static clsort_status remote_failure(job *j, int who, clsort_status theirs)
+{
+    return clsort_fail(j->ctx, CLSORT_ERROR_REMOTE, "%s: rank %d failed with %s", j->fn, who,
+                       clsort_status_string(theirs));
+}
+
+static const char *mismatch(const agreement *a, const agreement *b)
+{
+    if (a->pairs != b->pairs)
+        return "call (keys or pairs)";
+    if (a->key_type != b->key_type)
+        return "key type";
+    if (a->pairs && a->value_size != b->value_size)
+        return "value size";
+    if (a->begin_bit != b->begin_bit || a->end_bit != b->end_bit)
+        return "bit window";
+    if (a->descending != b->descending)
+        return "direction (descending)";
+    return NULL;
+}
+
+/* Step 1 across ranks, once every rank's own checks passed: everyone's n
+ * and the arguments that decide the order, which must agree. */
+static clsort_status agree(job *j)
+{
+    const clsort_options *o = j->options;
+    unsigned kbits = (unsigned)clsort_type_size(j->type) * 8;
+    agreement me = {
+        .status = CLSORT_SUCCESS,
+        .key_type = (int32_t)j->type,
+        .pairs = j->pairs,
+        .descending = o && o->descending ? 1 : 0,
+        .begin_bit = o ? o->begin_bit : 0,
+        .end_bit = o && o->end_bit ? o->end_bit : kbits,
+        .merge_by_sort = j->merge_by_sort,
+        .value_size = j->pairs ? j->vb : 0,
+        .n = j->n,
+    };
+    agreement *all = j->all;
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, j->comm);
+    for (int r = 1; r < j->size; r++) {
+        const char *what = mismatch(&all[0], &all[r]);
+        if (what)
+            return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "%s: the %s differs between ranks 0 and %d "
+                               "(type %s/%s, value size %llu/%llu, bits [%u,%u)/[%u,%u), "
+                               "descending %d/%d)",
+                               j->fn, what, r, clsort_type_name((clsort_type)all[0].key_type),
+                               clsort_type_name((clsort_type)all[r].key_type),
+                               (unsigned long long)all[0].value_size,
+                               (unsigned long long)all[r].value_size, all[0].begin_bit,
+                               all[0].end_bit, all[r].begin_bit, all[r].end_bit,
+                               all[0].descending, all[r].descending);
+    }
+    j->merge_by_sort = 0;
+    for (int r = 0; r < j->size; r++)
+        j->merge_by_sort |= all[r].merge_by_sort;
+    return CLSORT_SUCCESS;
+}
+
+/* A status agreed by every rank after a local step (MPI_MINLOC: the most
+ * negative code, from the lowest rank that has it, names the failure). */
+static clsort_status agree_status(job *j, clsort_status mine)
+{
+    struct {
+        int status, rank;
+    } in = {mine, j->rank}, out;
+    MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, j->comm);
+    if (mine != CLSORT_SUCCESS || out.status == CLSORT_SUCCESS)
+        return mine;
+    return remote_failure(j, out.rank, out.status);
+}
+
+/* The split's search: bits of the boundary keys found per round, and the
+ * words of state per boundary (target, prefix, lo, hi, the candidates'
+ * local and global counts). */
+#define SPLIT_BITS 4
+#define SPLIT_CANDIDATES ((1 << SPLIT_BITS) - 1)
+#define SEARCH_WORDS (4 + 2 * SPLIT_CANDIDATES)
+
+/* Step 3: j->cut[r] .. j->cut[r + 1] are the local sorted elements that go
+ * to rank r; j->recv[i] the number that come from rank i. */
+static clsort_status split(job *j, unsigned *rounds)
+{
+    int p = j->size;
+    uint64_t total = 0;
+    for (int r = 0; r < p; r++)
+        total += j->ns[r];
+    /* Boundaries P_r strictly inside (0, total): the others cut at 0 or n. */
+    size_t nb = 0;
+    uint64_t pr = 0;
+    for (int r = 1; r < p; r++) {
+        pr += j->ns[r - 1];
+        if (pr > 0 && pr < total)
+            nb++;
+    }
+    uint64_t *buf = j->search;
+    memset(buf, 0, nb * SEARCH_WORDS * sizeof *buf);
+    uint64_t *target = buf, *prefix = buf + nb, *lo = buf + 2 * nb, *hi = buf + 3 * nb,
+             *cnt = buf + 4 * nb, *glob = cnt + SPLIT_CANDIDATES * nb;
+    size_t b = 0;
+    pr = 0;
+    for (int r = 1; r < p; r++) {
+        pr += j->ns[r - 1];
+        if (pr > 0 && pr < total) {
+            target[b] = pr;
+            lo[b] = 0;
+            hi[b] = j->n;
+            b++;
+        }
+    }
+    const order *o = &j->ord;
+    int mpi = MPI_SUCCESS;
+    /* The image of the element at each target position, SPLIT_BITS bits per
+     * round: the smallest v with count(image <= v) > target. [lo, hi) holds
+     * the local elements whose image agrees with prefix on the bits fixed so
+     * far; each round counts the elements up to each value of the next
+     * digit (2^d - 1 candidates per boundary, one MPI_Allreduce for all). */
+    for (int top = (int)o->width; nb > 0 && top > 0;) {
+        int d = top < SPLIT_BITS ? top : SPLIT_BITS, shift = top - d, cands = (1 << d) - 1;
+        for (b = 0; b < nb; b++) {
+            uint64_t *c = cnt + b * SPLIT_CANDIDATES, from = lo[b];
+            for (int m = 0; m < cands; m++) {
+                uint64_t cand = prefix[b] | ((((uint64_t)m + 1) << shift) - 1);
+                c[m] = from = upper_bound(o, j->sk, (size_t)from, (size_t)hi[b], cand);
+            }
+        }
+        mpi |= MPI_Allreduce(cnt, glob, (int)(nb * SPLIT_CANDIDATES), MPI_UINT64_T, MPI_SUM,
+                             j->comm);
+        for (b = 0; b < nb; b++) {
+            const uint64_t *c = cnt + b * SPLIT_CANDIDATES, *g = glob + b * SPLIT_CANDIDATES;
+            int digit = cands;
+            for (int m = 0; m < cands; m++)
+                if (g[m] > target[b]) {
+                    digit = m;
+                    break;
+                }
+            if (digit > 0)
+                lo[b] = c[digit - 1];
+            if (digit < cands)
+                hi[b] = c[digit];
+            prefix[b] |= (uint64_t)digit << shift;
+        }
+        top -= d;
+        ++*rounds;
+    }
+    /* Now [lo, hi) are the local elements equal to the boundary's key: the
+     * ranks before take the first ones, in rank order. */
+    uint64_t *eq = cnt, *less = glob, *eq_before = prefix;
+    for (b = 0; b < nb; b++)
+        eq[b] = hi[b] - lo[b];
+    if (nb > 0) {
+        mpi |= MPI_Allreduce(lo, less, (int)nb, MPI_UINT64_T, MPI_SUM, j->comm);
+        mpi |= MPI_Exscan(eq, eq_before, (int)nb, MPI_UINT64_T, MPI_SUM, j->comm);
+        if (j->rank == 0)
+            memset(eq_before, 0, nb * sizeof *eq_before);
+    }
+    j->cut[0] = 0;
+    b = 0;
+    pr = 0;
+    for (int r = 1; r < p; r++) {
+        pr += j->ns[r - 1];
+        if (pr == 0)
+            j->cut[r] = 0;
+        else if (pr >= total)
+            j->cut[r] = j->n;
+        else {
+            uint64_t need = target[b] - less[b]; /* ties before the boundary */
+            uint64_t take = need > eq_before[b] ? need - eq_before[b] : 0;
+            j->cut[r] = lo[b] + (take < eq[b] ? take : eq[b]);
+            b++;
+        }
+    }
+    j->cut[p] = j->n;
+    uint64_t *send = j->send;
+    for (int r = 0; r < p; r++)
+        send[r] = j->cut[r + 1] - j->cut[r];
+    mpi |= MPI_Alltoall(send, 1, MPI_UINT64_T, j->recv, 1, MPI_UINT64_T, j->comm);
+    uint64_t got = 0;
+    for (int r = 0; r < p; r++)
+        got += j->recv[r];
+    if (mpi != MPI_SUCCESS)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: an MPI call failed in the split",
+                           j->fn);
+    if (got != j->n)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL,
+                           "%s: rank %d would receive %llu elements for its %zu", j->fn, j->rank,
+                           (unsigned long long)got, j->n);
+    return CLSORT_SUCCESS;
+}
+
+/* Elements per chunk of the exchange's datatypes, elements of the given
+ * size: 1 GiB at most, so that no count and no datatype size reaches 2^31
+ * inside MPI; $CLSORT_MPI_CHUNK (elements) makes it smaller, for the tests. */
+static uint64_t chunk_elements(size_t bytes)
+{
+    uint64_t most = ((uint64_t)1 << 30) / bytes;
+    const char *e = getenv("CLSORT_MPI_CHUNK");
+    long long c = e ? atoll(e) : 0;
+    most = most ? most : 1;
+    return c > 0 && (uint64_t)c <= most ? (uint64_t)c : most;
+}
+
+typedef struct blocks {
+    int count;
+    int len[2];
+    MPI_Aint disp[2];
+    MPI_Datatype type[2];
+} blocks;
+
+/* count elements of bytes each at address p: whole chunks, then the rest. */
+static void add_run(blocks *bl, const unsigned char *p, uint64_t count, size_t bytes,
+                    uint64_t chunk, MPI_Datatype elem, MPI_Datatype chunk_type)
+{
+    if (count >= chunk) {
+        MPI_Get_address(p, &bl->disp[bl->count]);
+        bl->len[bl->count] = (int)(count / chunk);
+        bl->type[bl->count++] = chunk_type;
+    }
+    uint64_t rest = count % chunk;
+    if (rest) {
+        MPI_Get_address(p + (count - rest) * bytes, &bl->disp[bl->count]);
+        bl->len[bl->count] = (int)rest;
+        bl->type[bl->count++] = elem;
+    }
+}
+
+/* Step 4: one MPI_Alltoallw for the keys (and one for the values). Each
+ * peer's block is one struct datatype at its absolute address (MPI_BOTTOM)
+ * made of whole chunks and the rest, so no count or displacement passes
+ * through an int. Keys and values go separately: one struct over both
+ * arrays went through Open MPI's packing path, 3 times slower on the
+ * PoCL machine. This rank's own share is copied directly (through MPI it
+ * went at ~1 GB/s there). */
+static int exchange_array(job *j, unsigned char *src, unsigned char *dst, size_t bytes,
+                          uint64_t chunk)
+{
+    int p = j->size;
+    MPI_Datatype elem, whole;
+    MPI_Type_contiguous((int)bytes, MPI_BYTE, &elem);
+    MPI_Type_contiguous((int)chunk, elem, &whole);
+    int *scount = j->ints, *sdisp = j->ints + p, *rcount = j->ints + 2 * p,
+        *rdisp = j->ints + 3 * p;
+    MPI_Datatype *stype = j->types, *rtype = j->types + p;
+    uint64_t at = 0;
+    for (int r = 0; r < p; r++) {
+        uint64_t s = j->cut[r + 1] - j->cut[r], g = j->recv[r];
+        sdisp[r] = rdisp[r] = 0;
+        if (r == j->rank)
+            memcpy(dst + at * bytes, src + j->cut[r] * bytes, s * bytes);
+        for (int side = 0; side < 2; side++) {
+            uint64_t c = r == j->rank ? 0 : side ? g : s;
+            unsigned char *base = side ? dst + at * bytes : src + j->cut[r] * bytes;
+            int *count = side ? rcount : scount;
+            MPI_Datatype *t = side ? &rtype[r] : &stype[r];
+            count[r] = c > 0;
+            *t = MPI_BYTE;
+            if (c == 0)
+                continue;
+            blocks bl = {0};
+            add_run(&bl, base, c, bytes, chunk, elem, whole);
+            MPI_Type_create_struct(bl.count, bl.len, bl.disp, bl.type, t);
+            MPI_Type_commit(t);
+        }
+        at += g;
+    }
+    int mpi = MPI_Alltoallw(MPI_BOTTOM, scount, sdisp, stype, MPI_BOTTOM, rcount, rdisp, rtype,
+                            j->comm);
+    for (int r = 0; r < 2 * p; r++)
+        if (j->types[r] != MPI_BYTE)
+            MPI_Type_free(&j->types[r]);
+    MPI_Type_free(&elem);
+    MPI_Type_free(&whole);
+    return mpi;
+}
+
+static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
+{
+    *sent = *received = 0;
+    for (int r = 0; r < j->size; r++)
+        if (r != j->rank) {
+            *sent += j->cut[r + 1] - j->cut[r];
+            *received += j->recv[r];
+        }
+    int mpi = exchange_array(j, j->sk, j->rk, j->kb, chunk_elements(j->kb));
+    if (j->pairs)
+        mpi |= exchange_array(j, j->sv, j->rv, j->vb, chunk_elements(j->vb));
+    if (mpi != MPI_SUCCESS)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: MPI_Alltoallw failed (%d)", j->fn,
+                           mpi);
+    return CLSORT_SUCCESS;
+}
+
+/* ------------------------------------------------------------- the merge */
+
+/* Cuts sorted runs at output position q of their stable merge (ties in run
+ * order): cut[i] is where run i's share of the first q elements ends. The
+ * same bitwise search as the split, summed over runs instead of ranks. */
+static void cut_runs(const order *o, const unsigned char *keys, const uint64_t *begin,
+                     const uint64_t *end, int runs, uint64_t q, uint64_t *cut, uint64_t *hi)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < runs; i++)
+        total += end[i] - begin[i];
+    if (q == 0 || q >= total) {
+        for (int i = 0; i < runs; i++)
+            cut[i] = q == 0 ? begin[i] : end[i];
+        return;
+    }
+    uint64_t prefix = 0;
+    for (int i = 0; i < runs; i++) { /* cut doubles as lo */
+        cut[i] = begin[i];
+        hi[i] = end[i];
+    }
+    for (int k = (int)o->width - 1; k >= 0; k--) {
+        uint64_t cand = prefix | ((1ull << k) - 1), count = 0;
+        for (int i = 0; i < runs; i++)
+            count += upper_bound(o, keys, (size_t)cut[i], (size_t)hi[i], cand) - begin[i];
+        int zero = count > q;
+        if (!zero)
+            prefix |= 1ull << k;
+        for (int i = 0; i < runs; i++) {
+            uint64_t at = upper_bound(o, keys, (size_t)cut[i], (size_t)hi[i], cand);
+            if (zero)
+                hi[i] = at;
+            else
+                cut[i] = at;
+        }
+    }
+    uint64_t less = 0;
+    for (int i = 0; i < runs; i++)
+        less += cut[i] - begin[i];
+    uint64_t need = q - less; /* ties to take, first runs first */
+    for (int i = 0; i < runs; i++) {
+        uint64_t eq = hi[i] - cut[i], take = need < eq ? need : eq;
+        cut[i] += take;
+        need -= take;
+    }
+}
+
+/* Merges run a (na elements) and run b (nb) into out, stably (ties from a,
+ * the lower rank). Branch-free selection: the next element's source is a
+ * conditional move, so random keys cost no mispredicted branches. kb and vb
+ * are constants in every instance (merge_pass), so the copies inline; vb 0
+ * means keys only, vb SIZE_MAX a value size known only at run time (vr). */
+CLSORT_INLINE void merge2(const order *o, size_t kb, size_t vb, size_t vr,
+                          const unsigned char *ak, const unsigned char *av, uint64_t na,
+                          const unsigned char *bk, const unsigned char *bv, uint64_t nb,
+                          unsigned char *ok, unsigned char *ov)
+{
+    size_t vsz = vb == SIZE_MAX ? vr : vb;
+    const unsigned char *ae = ak + na * kb, *be = bk + nb * kb;
+    if (na && nb) {
+        uint64_t ia = key_image_kb(o, ak, kb), ib = key_image_kb(o, bk, kb);
+        for (;;) {
+            int take_b = ib < ia;
+            memcpy(ok, take_b ? bk : ak, kb);
+            ok += kb;
+            if (vb) {
+                memcpy(ov, take_b ? bv : av, vsz);
+                ov += vsz;
+                av += take_b ? 0 : vsz;
+                bv += take_b ? vsz : 0;
+            }
+            ak += take_b ? 0 : kb;
+            bk += take_b ? kb : 0;
+            if (ak == ae || bk == be)
+                break;
+            if (take_b)
+                ib = key_image_kb(o, bk, kb);
+            else
+                ia = key_image_kb(o, ak, kb);
+        }
+    }
+    /* the rest of whichever run is left */
+    if (ak < ae) {
+        memcpy(ok, ak, (size_t)(ae - ak));
+        if (vb)
+            memcpy(ov, av, (size_t)(ae - ak) / kb * vsz);
+    } else if (bk < be) {
+        memcpy(ok, bk, (size_t)(be - bk));
+        if (vb)
+            memcpy(ov, bv, (size_t)(be - bk) / kb * vsz);
+    }
+}
+
+/* One run of a merge pass: where its elements are in the source buffer. */
+typedef struct run_at {
+    uint64_t at, len;
+} run_at;
+
+/* One pass of the merge tree: runs 0+1, 2+3, ... of src merged pairwise
+ * into dst from position out on; an odd last run is copied. Rewrites runs
+ * (and *count) as the next pass's runs in dst. */
+CLSORT_INLINE void merge_pass_kv(const order *o, size_t kb, size_t vb, size_t vr,
+                                 const unsigned char *sk, const unsigned char *sv,
+                                 unsigned char *dk, unsigned char *dv, run_at *runs, int *count,
+                                 uint64_t out)
+{
+    size_t vsz = vb == SIZE_MAX ? vr : vb;
+    int m = *count, next = 0;
+    for (int i = 0; i < m; i += 2) {
+        const run_at *a = &runs[i];
+        uint64_t len = a->len;
+        if (i + 1 < m) {
+            const run_at *b = &runs[i + 1];
+            merge2(o, kb, vb, vr, sk + a->at * kb, vb ? sv + a->at * vsz : NULL, a->len,
+                   sk + b->at * kb, vb ? sv + b->at * vsz : NULL, b->len, dk + out * kb,
+                   vb ? dv + out * vsz : NULL);
+            len += b->len;
+        } else {
+            memcpy(dk + out * kb, sk + a->at * kb, a->len * kb);
+            if (vb)
+                memcpy(dv + out * vsz, sv + a->at * vsz, a->len * vsz);
+        }
+        runs[next++] = (run_at){out, len};
+        out += len;
+    }
+    *count = next;
+}
+
+static void merge_pass(const order *o, size_t kb, size_t vb, const unsigned char *sk,
+                       const unsigned char *sv, unsigned char *dk, unsigned char *dv,
+                       run_at *runs, int *count, uint64_t out)
+{
+#define CLSORT_PASS_(K, V) merge_pass_kv(o, K, V, vb, sk, sv, dk, dv, runs, count, out)
+#define CLSORT_PASS_V_(K)                \
+    switch (vb) {                        \
+    case 0: CLSORT_PASS_(K, 0); break;   \
+    case 4: CLSORT_PASS_(K, 4); break;   \
+    case 8: CLSORT_PASS_(K, 8); break;   \
+    case 16: CLSORT_PASS_(K, 16); break; \
+    default: CLSORT_PASS_(K, SIZE_MAX);  \
+    }
+    switch (kb) {
+    case 1: CLSORT_PASS_V_(1); break;
+    case 2: CLSORT_PASS_V_(2); break;
+    case 4: CLSORT_PASS_V_(4); break;
+    default: CLSORT_PASS_V_(8); break;
+    }
+#undef CLSORT_PASS_V_
+#undef CLSORT_PASS_
+}
+
+/* A thread's share of the host merge: runs [from[r], to[r]) of the
+ * received buffer, merged into the caller's arrays from position out. */
+typedef struct piece {
+    const job *j;
+    const uint64_t *from, *to;
+    uint64_t out;
+    run_at *runs; /* size entries of scratch */
+} piece;
+
+/* Merges a piece by a tree of pairwise merges (ceil(log2 runs) passes),
+ * ping-ponging between the send buffer (free after the exchange) and the
+ * caller's arrays so that the last pass lands in the caller's arrays. */
+static void *merge_piece(void *arg)
+{
+    const piece *pc = arg;
+    const job *j = pc->j;
+    int m = 0, passes = 0;
+    for (int r = 0; r < j->size; r++)
+        if (pc->to[r] > pc->from[r])
+            pc->runs[m++] = (run_at){pc->from[r], pc->to[r] - pc->from[r]};
+    for (int c = m; c > 1; c = (c + 1) / 2)
+        passes++;
+    const unsigned char *sk = j->rk, *sv = j->rv;
+    if (passes == 0) {
+        if (m == 1) {
+            memcpy(j->keys + pc->out * j->kb, sk + pc->runs[0].at * j->kb, pc->runs[0].len * j->kb);
+            if (j->pairs)
+                memcpy(j->values + pc->out * j->vb, sv + pc->runs[0].at * j->vb,
+                       pc->runs[0].len * j->vb);
+        }
+        return NULL;
+    }
+    for (int pass = 1; pass <= passes; pass++) {
+        int last_parity = (passes - pass) % 2 == 0;
+        unsigned char *dk = last_parity ? j->keys : j->sk;
+        unsigned char *dv = last_parity ? j->values : j->sv;
+        merge_pass(&j->ord, j->kb, j->pairs ? j->vb : 0, sk, sv, dk, dv, pc->runs, &m, pc->out);
+        sk = dk;
+        sv = dv;
+    }
+    return NULL;
+}
+
+/* Threads of the host merge: $CLSORT_MPI_THREADS, else the compute units
+ * of a CPU device (the threads its own sorts use), else the host's
+ * processors shared among the node's ranks (as Open MPI or MPICH tell
+ * them), at most 16; one per 64K elements at most. */
+static int merge_threads(const job *j)
+{
+    const char *e = getenv("CLSORT_MPI_THREADS");
+    long t = e ? atol(e) : 0;
+    if (t <= 0) {
+        clsort_device_info info;
+        if (clsort_context_device_info(j->ctx, &info) == CLSORT_SUCCESS && info.is_cpu)
+            t = (long)info.compute_units;
+        else {
+            const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+            if (!local)
+                local = getenv("MPI_LOCALNRANKS");
+            long ranks = local ? atol(local) : 1;
+            t = sysconf(_SC_NPROCESSORS_ONLN) / (ranks > 0 ? ranks : 1);
+            t = t > 16 ? 16 : t;
+        }
+    }
+    long most = (long)(j->n / 65536) + 1;
+    if (!e && t > most)
+        t = most;
+    return t < 1 ? 1 : t > 64 ? 64 : (int)t;
+}
+
+/* Step 5 on the host: the received runs merged into the caller's arrays,
+ * the output cut into one piece per thread. Cannot fail: without memory
+ * for the threads' state it merges in one piece, and a thread that does
+ * not start has its piece merged by this one. */
+static clsort_status merge_host(job *j)
+{
+    int p = j->size, threads = merge_threads(j);
+    uint64_t *begin = j->pos, *end = j->pos + p, at = 0;
+    for (int r = 0; r < p; r++) {
+        begin[r] = at;
+        at += j->recv[r];
+        end[r] = at;
+    }
+    size_t per = (size_t)p * 2;
+    uint64_t *cuts = threads > 1 ? malloc(((size_t)threads + 1) * per * sizeof *cuts) : NULL;
+    piece *pcs = threads > 1 ? malloc((size_t)threads * sizeof *pcs) : NULL;
+    run_at *runs = threads > 1 ? malloc((size_t)threads * p * sizeof *runs) : NULL;
+    pthread_t *ids = threads > 1 ? malloc((size_t)threads * sizeof *ids) : NULL;
+    if (!cuts || !pcs || !runs || !ids) {
+        piece one = {j, begin, end, 0, (run_at *)j->search}; /* room for p runs */
+        merge_piece(&one);
+    } else {
+        for (int t = 0; t <= threads; t++) {
+            uint64_t *c = cuts + (size_t)t * per;
+            cut_runs(&j->ord, j->rk, begin, end, p, (uint64_t)((double)j->n * t / threads), c,
+                     c + p);
+        }
+        for (int t = 0; t < threads; t++) {
+            uint64_t *c = cuts + (size_t)t * per, out = 0;
+            for (int r = 0; r < p; r++)
+                out += c[r] - begin[r];
+            pcs[t] = (piece){j, c, cuts + (size_t)(t + 1) * per, out, runs + (size_t)t * p};
+        }
+        int started[64] = {0};
+        for (int t = 1; t < threads; t++)
+            started[t] = pthread_create(&ids[t], NULL, merge_piece, &pcs[t]) == 0;
+        merge_piece(&pcs[0]);
+        for (int t = 1; t < threads; t++) {
+            if (started[t])
+                pthread_join(ids[t], NULL);
+            else
+                merge_piece(&pcs[t]);
+        }
+    }
+    free(cuts);
+    free(pcs);
+    free(runs);
+    free(ids);
+    return CLSORT_SUCCESS;
+}
+
+/* ------------------------------------------------------ first touch */
+
+/* The send and receive buffers are fresh memory on every call (glibc maps
+ * large blocks anew), so their first writes (the local sort's read-back,
+ * the exchange) take a page fault every 4 KiB, zero-filled by the faulting
+ * thread: a fresh 256 MB memcpy took 260-290 ms on the PoCL machine against
+ * 150-170 ms into touched pages. Beside a GPU, whose sort leaves the host's
+ * cores idle, the merge's threads touch every page while the device sorts
+ * ($CLSORT_MPI_TOUCH=1 or 0 forces it on or off; on the busy 2-core PoCL
+ * machine touching first cost more than it saved, docs/PERFORMANCE.md). */
+typedef struct touch_part {
+    unsigned char *p[4];
+    size_t len[4];
+    int part, parts;
+} touch_part;
+
+static void *touch_pages(void *arg)
+{
+    const touch_part *t = arg;
+    for (int i = 0; i < 4; i++) {
+        size_t pages = (t->len[i] + 4095) / 4096;
+        size_t from = pages * t->part / t->parts, to = pages * (t->part + 1) / t->parts;
+        for (size_t q = from; q < to; q++)
+            t->p[i][q * 4096] = 0;
+    }
+    return NULL;
+}
+
+static int wants_touch(const job *j)
+{
+    const char *e = getenv("CLSORT_MPI_TOUCH");
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+    clsort_device_info info;
+    return clsort_context_device_info(j->ctx, &info) == CLSORT_SUCCESS && info.is_gpu;
+}
+
+static void touch_buffers(const job *j)
+{
+    size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
+    int threads = merge_threads(j);
+    if (2 * (kbytes + vbytes) < ((size_t)64 << 20))
+        return; /* small: the writes fault as they go */
+    touch_part parts[64];
+    pthread_t ids[64];
+    int started[64] = {0};
+    for (int t = 0; t < threads; t++)
+        parts[t] = (touch_part){{j->sk, j->rk, j->sv, j->rv}, {kbytes, kbytes, vbytes, vbytes},
+                                t, threads};
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&ids[t], NULL, touch_pages, &parts[t]) == 0;
+    touch_pages(&parts[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            touch_pages(&parts[t]);
+    }
+}
+
+/* ------------------------------------------------------ device round trips */
+
+/* Sorts keys (and values) of n elements from host memory on the device into
+ * host memory: written to device buffers, sorted there by clsort, read back
+ * to out_k / out_v. With agree set, the ranks agree on the sort's status
+ * before anything is read back (the final merge writes the caller's arrays
+ * only when every rank's sort worked). One copy each way, where
+ * clsort_sort_keys on a host copy would add a host copy on each side. With
+ * touch set, the temporary buffers are touched while the device sorts. */
+static clsort_status device_sort(job *j, const void *in_k, const void *in_v, void *out_k,
+                                 void *out_v, int agree, int touch)
+{
+    clsort_context *ctx = j->ctx;
+    cl_context cl = clsort_context_cl_context(ctx);
+    cl_command_queue q = clsort_context_queue(ctx);
+    size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
+    cl_mem dk = NULL, dv = NULL;
+    cl_int err = CL_SUCCESS;
+    clsort_status s = CLSORT_SUCCESS;
+    if (j->n > 0) {
+        dk = clCreateBuffer(cl, CL_MEM_READ_WRITE, kbytes, NULL, &err);
+        if (err == CL_SUCCESS && vbytes)
+            dv = clCreateBuffer(cl, CL_MEM_READ_WRITE, vbytes, NULL, &err);
+        if (err == CL_SUCCESS)
+            err = clEnqueueWriteBuffer(q, dk, CL_FALSE, 0, kbytes, in_k, 0, NULL, NULL);
+        if (err == CL_SUCCESS && vbytes)
+            err = clEnqueueWriteBuffer(q, dv, CL_FALSE, 0, vbytes, in_v, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            s = clsort_fail(ctx, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
+                                     ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
+                                     : err,
+                            "%s: allocating or copying %zu elements on the device failed: %s",
+                            j->fn, j->n,
+                            clsort_status_string(err));
+        else
+            s = j->pairs ? clsort_sort_pairs_buffer(ctx, j->type, dk, 0, dv, 0, j->vb, j->n,
+                                                    j->options, 0, NULL, NULL)
+                         : clsort_sort_keys_buffer(ctx, j->type, dk, 0, j->n, j->options, 0,
+                                                   NULL, NULL);
+        if (touch && s == CLSORT_SUCCESS) {
+            clFlush(q);
+            touch_buffers(j);
+        }
+        err = clFinish(q);
+        if (s == CLSORT_SUCCESS && err != CL_SUCCESS)
+            s = clsort_fail(ctx, err, "%s: the local sort failed: %s", j->fn,
+                            clsort_status_string(err));
+    }
+    if (agree)
+        s = agree_status(j, s);
+    if (s == CLSORT_SUCCESS && j->n > 0) {
+        err = clEnqueueReadBuffer(q, dk, CL_FALSE, 0, kbytes, out_k, 0, NULL, NULL);
+        if (err == CL_SUCCESS && vbytes)
+            err = clEnqueueReadBuffer(q, dv, CL_FALSE, 0, vbytes, out_v, 0, NULL, NULL);
+        cl_int fin = clFinish(q);
+        if (err == CL_SUCCESS)
+            err = fin;
+        if (err != CL_SUCCESS)
+            s = clsort_fail(ctx, err, "%s: reading the sorted elements back failed: %s", j->fn,
+                            clsort_status_string(err));
+    }
+    if (dk)
+        clReleaseMemObject(dk);
+    if (dv)
+        clReleaseMemObject(dv);
+    return s;
+}
+
+/* Step 5 by clsort: the runs sorted again (stable: ties keep rank order),
+ * agreed, then read back into the caller's arrays. */
+static clsort_status merge_by_sort(job *j)
+{
+    return device_sort(j, j->rk, j->rv, j->keys, j->values, 1, 0);
+}
+
+static clsort_status run(job *j, clsort_status s)
+{
+    clsort_mpi_times *t = &last_times;
+    double t0 = MPI_Wtime(), t1;
+    int size = j->size;
+    j->merge_by_sort = prefers_sort_merge(j->ctx, j->comm);
+    /* 1: every rank's status first (a fixed-size MPI_Allreduce, so that even
+     * a rank without memory for its counters takes part), then the n's and
+     * the arguments that must agree */
+    if (s == CLSORT_SUCCESS)
+        s = check_local(j);
+    s = agree_status(j, s);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    s = agree(j);
+    if (s != CLSORT_SUCCESS)
+        return s;
+    j->ord = make_order(j->type, j->options);
+    for (int r = 0; r < size; r++)
+        j->ns[r] = j->all[r].n;
+    t1 = MPI_Wtime();
+    t->check = t1 - t0;
+
+    /* 2: the local sort, from the caller's arrays into sk, sv */
+    s = agree_status(j, device_sort(j, j->keys, j->values, j->sk, j->sv, 0, wants_touch(j)));
+    t->local_sort = MPI_Wtime() - t1;
+    t1 = MPI_Wtime();
+    if (s != CLSORT_SUCCESS)
+        return s;
+
+    /* 3, 4, 5 */
+    s = agree_status(j, split(j, &t->rounds));
+    t->splitters = MPI_Wtime() - t1;
+    t1 = MPI_Wtime();
+    if (s != CLSORT_SUCCESS)
+        return s;
+    s = agree_status(j, exchange(j, &t->sent, &t->received));
+    t->exchange = MPI_Wtime() - t1;
+    t1 = MPI_Wtime();
+    if (s != CLSORT_SUCCESS)
+        return s;
+    t->merge_by_sort = j->merge_by_sort;
+    s = j->merge_by_sort ? merge_by_sort(j) : merge_host(j);
+    t->merge = MPI_Wtime() - t1;
+    return s;
+}
+
+static clsort_status sort_entry(job *j)
+{
+    memset(&last_times, 0, sizeof last_times);
+    int init = 0, fin = 0, inter = 0;
+    MPI_Initialized(&init);
+    if (init)
+        MPI_Finalized(&fin);
+    if (!init || fin)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: MPI is not initialised (or already finalised)", j->fn);
+    if (j->comm == MPI_COMM_NULL)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: comm is MPI_COMM_NULL",
+                           j->fn);
+    MPI_Comm_test_inter(j->comm, &inter);
+    if (inter)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT,
+                           "%s: comm is an intercommunicator", j->fn);
+    MPI_Comm_rank(j->comm, &j->rank);
+    MPI_Comm_size(j->comm, &j->size);
+    size_t p = (size_t)j->size;
+    j->all = malloc(p * sizeof *j->all);
+    j->ns = malloc(p * sizeof *j->ns);
+    j->cut = malloc((p + 1) * sizeof *j->cut);
+    j->recv = malloc(p * sizeof *j->recv);
+    j->send = malloc(p * sizeof *j->send);
+    j->search = malloc(p * SEARCH_WORDS * sizeof *j->search);
+    j->ints = malloc(p * 4 * sizeof *j->ints);
+    j->types = malloc(p * 2 * sizeof *j->types);
+    j->pos = malloc(p * 2 * sizeof *j->pos);
+    clsort_status s = CLSORT_SUCCESS;
+    if (!j->all || !j->ns || !j->cut || !j->recv || !j->send || !j->search || !j->ints ||
+        !j->types || !j->pos) /* told to the others by run's first step */
+        s = clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
+                        "%s: no host memory for %d ranks' counters", j->fn, j->size);
+    double t0 = MPI_Wtime();
+    s = run(j, s);
+    last_times.total = MPI_Wtime() - t0;
+    free_job(j);
+    return s;
+}
+
+clsort_status clsort_mpi_sort_keys(clsort_context *ctx, MPI_Comm comm, clsort_type key_type,
+                                   void *keys, size_t n, const clsort_options *options)
+{
+    job j = {.fn = "clsort_mpi_sort_keys", .ctx = ctx, .comm = comm, .type = key_type,
+             .options = options, .keys = keys, .n = n};
+    return sort_entry(&j);
+}
+
+clsort_status clsort_mpi_sort_pairs(clsort_context *ctx, MPI_Comm comm, clsort_type key_type,
+                                    void *keys, void *values, size_t value_size, size_t n,
+                                    const clsort_options *options)
+{
+    job j = {.fn = "clsort_mpi_sort_pairs", .ctx = ctx, .comm = comm, .type = key_type,
+             .options = options, .pairs = 1, .keys = keys, .values = values,
+             .vb = value_size, .n = n};
+    return sort_entry(&j);
+}
