@@ -183,6 +183,13 @@ void clsort_context_release(clsort_context *ctx);
  * Valid until the next call on the context (or creation on the thread). */
 const char *clsort_context_last_error(const clsort_context *ctx);
 
+/* Records a failure as the library's own calls do: message becomes what
+ * clsort_context_last_error(ctx) returns (ctx NULL: this thread's creation
+ * message). Returns status. For code built on clsort whose failures belong
+ * to the context, such as the distributed sort of clsort_mpi.h. */
+clsort_status clsort_context_set_error(clsort_context *ctx, clsort_status status,
+                                       const char *message);
+
 /* The context's OpenCL objects (owned by the context; do not release). */
 cl_command_queue clsort_context_queue(const clsort_context *ctx);
 cl_context clsort_context_cl_context(const clsort_context *ctx);

@@ -52,6 +52,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
 
 /* Collective over comm. Each rank passes its n local keys (n may differ
  * between ranks and may be 0). On return each rank holds as many keys as it
@@ -85,6 +88,10 @@ typedef struct clsort_mpi_times {
 } clsort_mpi_times;
 
 void clsort_mpi_last_times(clsort_mpi_times *times);
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,13 @@ clsort_status clsort_fail(clsort_context *ctx, clsort_status status, const char 
     return status;
 }
 
+clsort_status clsort_context_set_error(clsort_context *ctx, clsort_status status,
+                                       const char *message)
+{
+    store_message(ctx, message ? message : "");
+    return status;
+}
+
 void clsort_fail_append(clsort_context *ctx, const char *text)
 {
     const char *cur = clsort_context_last_error(ctx);

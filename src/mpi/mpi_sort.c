@@ -28,8 +28,8 @@
  *     clsort (stable, so ties keep rank order) and read back after a last
  *     agreement.
  *
- * Uses clsort_fail from the core's internal header for the messages in the
- * context; otherwise only the public API. Never prints.
+ * Only the public API: messages reach the context through
+ * clsort_context_set_error. Never prints.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <limits.h>
@@ -40,9 +40,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <stdarg.h>
+
 #include <clsort_mpi.h>
 
-#include "internal.h"
+/* Records a failure in the context (ctx NULL: the thread's message), as the
+ * core's own calls do; returns status. */
+__attribute__((format(printf, 3, 4))) static clsort_status clsort_fail(clsort_context *ctx,
+                                                                      clsort_status status,
+                                                                      const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return clsort_context_set_error(ctx, status, buf);
+}
 
 static _Thread_local clsort_mpi_times last_times;
 
