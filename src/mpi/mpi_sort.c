@@ -892,6 +892,8 @@ static int wants_touch(const job *j)
     return clsort_context_device_info(j->ctx, &info) == CLSORT_SUCCESS && info.is_gpu;
 }
 
+/* Touches the receive buffers (rk, rv), where the exchange writes; the
+ * sorted copies (sk, sv) are written by the local sort meanwhile. */
 static void touch_buffers(const job *j)
 {
     size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
@@ -902,8 +904,7 @@ static void touch_buffers(const job *j)
     pthread_t ids[64];
     int started[64] = {0};
     for (int t = 0; t < threads; t++)
-        parts[t] = (touch_part){{j->sk, j->rk, j->sv, j->rv}, {kbytes, kbytes, vbytes, vbytes},
-                                t, threads};
+        parts[t] = (touch_part){{j->sk, j->rk, j->sv, j->rv}, {0, kbytes, 0, vbytes}, t, threads};
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&ids[t], NULL, touch_pages, &parts[t]) == 0;
     touch_pages(&parts[0]);
@@ -983,6 +984,78 @@ static clsort_status device_sort(job *j, const void *in_k, const void *in_v, voi
     return s;
 }
 
+typedef struct copy_part {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+    int part, parts;
+} copy_part;
+
+static void *copy_piece(void *arg)
+{
+    const copy_part *c = arg;
+    size_t per = (c->bytes + (size_t)c->parts - 1) / (size_t)c->parts;
+    size_t from = per * (size_t)c->part, to = from + per < c->bytes ? from + per : c->bytes;
+    if (from < to)
+        memcpy(c->dst + from, c->src + from, to - from);
+    return NULL;
+}
+
+/* memcpy by the merge's threads (a large array's pages fault in parallel). */
+static void parallel_copy(const job *j, void *dst, const void *src, size_t bytes)
+{
+    int threads = merge_threads(j);
+    if (threads > 64)
+        threads = 64;
+    if (bytes < ((size_t)4 << 20) || threads < 2) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    copy_part parts[64];
+    pthread_t ids[64];
+    int started[64] = {0};
+    for (int t = 0; t < threads; t++)
+        parts[t] = (copy_part){dst, src, bytes, t, threads};
+    for (int t = 1; t < threads; t++)
+        started[t] = pthread_create(&ids[t], NULL, copy_piece, &parts[t]) == 0;
+    copy_piece(&parts[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            copy_piece(&parts[t]);
+    }
+}
+
+static void *touch_thread(void *arg)
+{
+    touch_buffers(arg);
+    return NULL;
+}
+
+/* Step 2 through clsort's host-array path (pinned, overlapped copies on a
+ * GPU; in place on a CPU device): the caller's keys into sk (a sorted copy;
+ * the caller's arrays stay as they are), with the values through sv. With
+ * touch set, the other temporary buffers are touched meanwhile. */
+static clsort_status local_sort(job *j, int touch)
+{
+    if (j->n == 0)
+        return CLSORT_SUCCESS;
+    pthread_t toucher;
+    int touching = touch && pthread_create(&toucher, NULL, touch_thread, j) == 0;
+    clsort_status s;
+    if (!j->pairs) {
+        s = clsort_sort_keys_copy(j->ctx, j->type, j->keys, j->sk, j->n, j->options);
+    } else {
+        parallel_copy(j, j->sk, j->keys, j->n * j->kb);
+        parallel_copy(j, j->sv, j->values, j->n * j->vb);
+        s = clsort_sort_pairs(j->ctx, j->type, j->sk, j->sv, j->vb, j->n, j->options);
+    }
+    if (touching)
+        pthread_join(toucher, NULL);
+    return s;
+}
+
 /* Step 5 by clsort: the runs sorted again (stable: ties keep rank order),
  * agreed, then read back into the caller's arrays. */
 static clsort_status merge_by_sort(job *j)
@@ -1014,7 +1087,7 @@ static clsort_status run(job *j, clsort_status s)
     t->check = t1 - t0;
 
     /* 2: the local sort, from the caller's arrays into sk, sv */
-    s = agree_status(j, device_sort(j, j->keys, j->values, j->sk, j->sv, 0, wants_touch(j)));
+    s = agree_status(j, local_sort(j, wants_touch(j)));
     t->local_sort = MPI_Wtime() - t1;
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)
