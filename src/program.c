@@ -3,9 +3,11 @@
  * and the disk cache of cache.c, and small enqueue helpers. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const clsort_embedded_file *find_file(const char *name)
 {
@@ -49,6 +51,79 @@ static char *build_log(cl_program prog, cl_device_id dev)
     }
     log[size] = '\0';
     return log;
+}
+
+/* PoCL's clang writes its "N warnings generated." line to the process's
+ * fd 2, outside the build log. Around a PoCL build, fd 2 goes to a
+ * temporary file; the compiler's summary lines join the build log and
+ * anything else (another thread's output, written meanwhile) goes back to
+ * stderr afterwards, late but not lost. One build at a time in the
+ * process holds fd 2 (the mutex). */
+typedef struct stderr_capture {
+    FILE *tmp;
+    int saved; /* the caller's fd 2 (-1: it was closed) */
+} stderr_capture;
+
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool capture_begin(stderr_capture *c)
+{
+    pthread_mutex_lock(&capture_lock);
+    fflush(stderr);
+    c->tmp = tmpfile();
+    c->saved = c->tmp ? dup(STDERR_FILENO) : -1;
+    if (!c->tmp || dup2(fileno(c->tmp), STDERR_FILENO) < 0) {
+        if (c->tmp)
+            fclose(c->tmp);
+        if (c->saved >= 0)
+            close(c->saved);
+        pthread_mutex_unlock(&capture_lock);
+        return false;
+    }
+    return true;
+}
+
+/* clang's count of diagnostics, e.g. "3 warnings generated." */
+static bool is_summary_line(const char *line)
+{
+    return strstr(line, " generated.") &&
+           (strstr(line, " warning") || strstr(line, " error")) && line[0] >= '0' &&
+           line[0] <= '9';
+}
+
+/* Restores fd 2; returns the compiler's lines (allocated, may be NULL). */
+static char *capture_end(stderr_capture *c)
+{
+    fflush(stderr);
+    if (c->saved >= 0) {
+        dup2(c->saved, STDERR_FILENO);
+        close(c->saved);
+    } else {
+        close(STDERR_FILENO);
+    }
+    pthread_mutex_unlock(&capture_lock);
+    char *mine = NULL;
+    size_t mlen = 0;
+    long size = fseek(c->tmp, 0, SEEK_END) == 0 ? ftell(c->tmp) : -1;
+    if (size > 0 && fseek(c->tmp, 0, SEEK_SET) == 0 && (mine = malloc((size_t)size + 1))) {
+        char line[1024];
+        while (fgets(line, sizeof line, c->tmp)) {
+            size_t len = strlen(line);
+            if (is_summary_line(line)) {
+                memcpy(mine + mlen, line, len);
+                mlen += len;
+            } else if (c->saved >= 0) {
+                (void)!write(STDERR_FILENO, line, len);
+            }
+        }
+        mine[mlen] = '\0';
+    }
+    fclose(c->tmp);
+    if (mine && mlen == 0) {
+        free(mine);
+        mine = NULL;
+    }
+    return mine;
 }
 
 static cl_program from_binary(clsort_context *ctx, const char *key, const char *options)
@@ -114,9 +189,23 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
     if (err != CL_SUCCESS)
         return clsort_fail(ctx, err, "clCreateProgramWithSource failed: %s",
                            clsort_status_string(err));
+    stderr_capture cap;
+    const bool capture = ctx->facts.vendor == CLSORT_VENDOR_POCL && capture_begin(&cap);
     err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    char *said = capture ? capture_end(&cap) : NULL;
     free(ctx->build_log);
     ctx->build_log = build_log(prog, ctx->device);
+    if (said) { /* the log, then the compiler's summary line */
+        size_t a = ctx->build_log ? strlen(ctx->build_log) : 0, b = strlen(said);
+        char *both = malloc(a + b + 2);
+        if (both) {
+            snprintf(both, a + b + 2, "%s%s%s", a ? ctx->build_log : "",
+                     a && ctx->build_log[a - 1] != '\n' ? "\n" : "", said);
+            free(ctx->build_log);
+            ctx->build_log = both;
+        }
+        free(said);
+    }
     if (err != CL_SUCCESS) {
         char *log = ctx->build_log ? strdup(ctx->build_log) : NULL;
         clsort_fail(ctx, CLSORT_ERROR_BUILD_FAILED,

@@ -779,6 +779,24 @@ static void test_merge(void)
     CHECK_FOLDER(NULL, "in.bin", "out.bin", "vals.bin", "vout.bin", "idx.bin", "m.npy", "mp.npy");
 }
 
+/* A kernel build that makes the compiler warn (a macro defined twice in
+ * CLSORT_BUILD_OPTIONS, with a define of this process's id so that no
+ * kernel cache holds the program): nothing on stderr (PoCL's clang writes
+ * "N warnings generated." there), the warning in --build-log's output. */
+static void test_quiet(void)
+{
+    char opts[128];
+    snprintf(opts, sizeof opts, "-DCLSORT_TEST_TWICE=1 -DCLSORT_TEST_TWICE=2 -DCLSORT_TEST_PID=%ld",
+             (long)getpid());
+    setenv("CLSORT_BUILD_OPTIONS", opts, 1);
+    check_sort(CLSORT_F32, 50000, 5, 0, 0, NULL, 0, NULL); /* RUN_OK: stderr empty */
+    int rc = clsort("bench --build-log --cases u8 --sizes 1K --min-reps 1 --no-qsort");
+    CHECK(rc == 0 && !err_text[0], "bench failed (%d): %s", rc, err_text);
+    CHECK(strstr(out_text, "CLSORT_TEST_TWICE") && strstr(out_text, "redefined"),
+          "the build log lacks the warning: %s", out_text);
+    unsetenv("CLSORT_BUILD_OPTIONS");
+}
+
 /* Every error: message, exit status, and no output left. */
 static void test_errors(void)
 {
@@ -1024,6 +1042,7 @@ static const struct {
     {"merge", test_merge},
     {"errors", test_errors},
     {"no_leftover", test_no_leftover},
+    {"quiet", test_quiet},
 };
 
 int main(int argc, char **argv)
