@@ -201,7 +201,7 @@ typedef struct clsort_device_info {
     char driver_version[128];
     char device_version[128];
     int is_gpu, is_cpu;
-    int is_default; /* the device a NULL device string picks */
+    int is_default; /* the device a NULL device string picks ($CLSORT_DEVICE's, if set) */
     uint64_t global_mem_bytes, max_alloc_bytes, local_mem_bytes;
     unsigned compute_units, max_work_group_size, max_clock_mhz;
 } clsort_device_info;

@@ -157,6 +157,16 @@ static long default_index(const device_entry *e, size_t n)
     return n ? 0 : -1;
 }
 
+static long find_device(const device_entry *e, size_t n, const char *sel);
+
+/* Index of the device clsort_context_create(NULL) picks: $CLSORT_DEVICE's,
+ * else the default; -1 when $CLSORT_DEVICE matches none. */
+static long selected_index(const device_entry *e, size_t n)
+{
+    const char *env = getenv("CLSORT_DEVICE");
+    return env && env[0] ? find_device(e, n, env) : default_index(e, n);
+}
+
 static void describe(const device_entry *e, char *buf, size_t size)
 {
     char dname[128], pname[128];
@@ -211,7 +221,7 @@ clsort_status clsort_device_list(clsort_device_info *devices, size_t capacity, s
     size_t n = 0;
     *count = 0;
     CLSORT_TRY(enumerate(e, MAX_DEVICES, &n));
-    long def = default_index(e, n);
+    long def = selected_index(e, n);
     for (size_t i = 0; i < n && i < capacity; i++) {
         clsort_device_facts f;
         CLSORT_TRY(clsort_query_facts(e[i].platform, e[i].device, &f));
@@ -488,7 +498,7 @@ clsort_status clsort_context_device_info(const clsort_context *cctx, clsort_devi
     device_entry e[MAX_DEVICES];
     size_t n = 0;
     if (enumerate(e, MAX_DEVICES, &n) == CLSORT_SUCCESS) {
-        long def = default_index(e, n);
+        long def = selected_index(e, n);
         for (size_t i = 0; i < n; i++)
             if (e[i].device == ctx->device) {
                 info->platform_index = e[i].pi;

@@ -35,6 +35,24 @@ void test_device_list(void)
     }
     CHECK(defaults == 1, "exactly one default device (%d)", defaults);
     CHECK(clsort_device_list(NULL, 4, &n) == CLSORT_ERROR_INVALID_ARGUMENT, "NULL array");
+    /* the default is what a NULL device string picks: $CLSORT_DEVICE's */
+    const char *env = getenv("CLSORT_DEVICE");
+    char *saved = env ? strdup(env) : NULL;
+    size_t last = (n < 16 ? n : 16) - 1;
+    char sel[32];
+    snprintf(sel, sizeof sel, "%u:%u", d[last].platform_index, d[last].device_index);
+    setenv("CLSORT_DEVICE", sel, 1);
+    CHECK(clsort_device_list(d, 16, &n) == CLSORT_SUCCESS && d[last].is_default,
+          "CLSORT_DEVICE=%s marks that device the default", sel);
+    setenv("CLSORT_DEVICE", "no-such-device-xyz", 1);
+    CHECK(clsort_device_list(d, 16, &n) == CLSORT_SUCCESS, "device_list");
+    for (size_t i = 0; i < n && i < 16; i++)
+        CHECK(!d[i].is_default, "CLSORT_DEVICE matches no device, yet device %zu is the default", i);
+    if (saved)
+        setenv("CLSORT_DEVICE", saved, 1);
+    else
+        unsetenv("CLSORT_DEVICE");
+    free(saved);
 }
 
 void test_context_selection(void)

@@ -114,8 +114,12 @@ static int cmd_info(void)
                (unsigned long long)(d->local_mem_bytes / 1024), d->max_work_group_size);
     }
     const char *env = getenv("CLSORT_DEVICE");
+    int marked = 0;
+    for (size_t i = 0; i < n && i < 64; i++)
+        marked |= devs[i].is_default;
     if (env && env[0])
-        printf("\nCLSORT_DEVICE=%s selects the device instead of the default.\n", env);
+        printf("\nCLSORT_DEVICE=%s %s.\n", env,
+               marked ? "selects the device marked (default)" : "matches no device");
     return 0;
 }
 
@@ -190,14 +194,23 @@ static int cmd_bench(int argc, char **argv)
         }
         else if (!strcmp(a, "--no-qsort"))
             cfg.qsort = 0;
-        else if (!strcmp(a, "--min-reps") && next)
-            cfg.min_reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--min-reps") && next) {
+            char *end = NULL;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || end == argv[i] || *end || v < 1 || v > 1000000) {
+                fprintf(stderr, "clsort bench: --min-reps takes a count from 1 to 1000000, "
+                                "not '%s'\n", argv[i]);
+                return 2;
+            }
+            cfg.min_reps = (int)v;
+        }
         else if (!strcmp(a, "--sizes") && next) {
             char *list = strdup(argv[++i]);
             size_t k = 0;
             for (char *tok = strtok(list, ","); tok && k < 64; tok = strtok(NULL, ",")) {
-                if (parse_size(tok, &sizes[k]) != 0) {
-                    fprintf(stderr, "clsort bench: bad size '%s'\n", tok);
+                if (parse_size(tok, &sizes[k]) != 0 || sizes[k] == 0) {
+                    fprintf(stderr, "clsort bench: bad size '%s' (sizes are at least 1)\n", tok);
                     free(list);
                     return 2;
                 }
@@ -232,7 +245,7 @@ static int cmd_bench(int argc, char **argv)
             fclose(jf);
         if (s != CLSORT_SUCCESS) {
             fprintf(stderr, "clsort bench: %s\n", err);
-            return 1;
+            return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
         }
         if (copy) {
             double gbs = bench_copy_bandwidth(cfg.device, err, sizeof err);
@@ -263,7 +276,7 @@ static int cmd_bench(int argc, char **argv)
             fclose(jf);
         if (s != CLSORT_SUCCESS) {
             fprintf(stderr, "clsort bench: %s\n", err);
-            return 1;
+            return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
         }
         return 0;
     }
@@ -278,7 +291,8 @@ static int cmd_bench(int argc, char **argv)
             fprintf(stderr, "clsort bench: %s\n", err);
     }
     clsort_status s = bench_run(&cfg, rows, 128, &nrows, err, sizeof err);
-    bench_print(stdout, rows, nrows);
+    if (nrows)
+        bench_print(stdout, rows, nrows);
     if (json) {
         FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
         if (!f) {
@@ -291,7 +305,7 @@ static int cmd_bench(int argc, char **argv)
     }
     if (s != CLSORT_SUCCESS) {
         fprintf(stderr, "clsort bench: %s\n", err);
-        return 1;
+        return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1; /* a bad --tuning: usage */
     }
     for (size_t i = 0; i < nrows; i++)
         if (!rows[i].correct) {
@@ -447,6 +461,14 @@ static int cmd_tune(int argc, char **argv)
     if (clsort_context_create(&ctx, device) != CLSORT_SUCCESS) {
         fprintf(stderr, "clsort tune: %s\n", clsort_context_last_error(NULL));
         return 1;
+    }
+    if (base) { /* a bad base spec is a usage error, found before any timing */
+        clsort_status s = clsort_context_set_tuning(ctx, base);
+        if (s != CLSORT_SUCCESS) {
+            fprintf(stderr, "clsort tune: %s\n", clsort_context_last_error(ctx));
+            clsort_context_release(ctx);
+            return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
+        }
     }
     clsort_device_info info;
     clsort_context_device_info(ctx, &info);

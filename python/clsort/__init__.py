@@ -260,6 +260,10 @@ def _options(descending, bits, algorithm, radix_bits):
             raise ValueError("bits must be a pair (begin_bit, end_bit)") from None
         # the library checks them against the key width; here only what
         # its unsigned fields can hold
+        if isinstance(begin, (int, np.integer)) and not isinstance(begin, (bool, np.bool_)) \
+                and begin < 0:
+            raise ValueError("bits=(begin_bit, end_bit) counts bits from 0 (the lowest): "
+                             "begin_bit %d is negative" % begin)
         o.begin_bit = _uint(begin, "begin_bit")
         o.end_bit = _uint(end, "end_bit", lo=1)
         if o.end_bit <= o.begin_bit:

@@ -797,6 +797,40 @@ static void test_quiet(void)
     unsetenv("CLSORT_BUILD_OPTIONS");
 }
 
+/* A run of another command that must fail with this status and message
+ * on stderr and print nothing on stdout. */
+#define CMD_FAILS(code, text, ...)                                                                 \
+    do {                                                                                           \
+        int rc_ = clsort(__VA_ARGS__);                                                             \
+        CHECK(rc_ == (code) && strstr(err_text, (text)) && !out_text[0],                           \
+              "expected exit %d with '%s' and no stdout, got %d: %s / %s", code, text, rc_,        \
+              err_text, out_text);                                                                 \
+    } while (0)
+
+/* The other commands' argument checks: usage errors exit 2 before any
+ * output; `info` marks the device CLSORT_DEVICE selects. */
+static void test_commands(void)
+{
+    CMD_FAILS(2, "bad size '0'", "bench --sizes 0");
+    CMD_FAILS(2, "bad size '0'", "bench --sizes 1K,0");
+    CMD_FAILS(2, "--min-reps takes a count", "bench --min-reps -1 --sizes 1K");
+    CMD_FAILS(2, "--min-reps takes a count", "bench --min-reps 0 --sizes 1K");
+    CMD_FAILS(2, "--min-reps takes a count", "bench --min-reps 5x --sizes 1K");
+    CMD_FAILS(2, "radix_bits", "bench --tuning radix_bits=99 --sizes 1K --no-qsort");
+    CMD_FAILS(2, "radix_bits", "bench --tuning radix_bits=99 --scan --sizes 1K");
+    CMD_FAILS(2, "radix_bits", "tune --tuning radix_bits=99 --n 1K");
+    int rc = clsort("bench --sizes 1K --min-reps 1 --keys-only --no-qsort");
+    CHECK(rc == 0 && !err_text[0] && strstr(out_text, "u32 keys"), "bench (%d): %s", rc,
+          err_text);
+    rc = clsort("info");
+    CHECK(rc == 0 && strstr(out_text, "(default)"), "info marks a default (%d): %s", rc, out_text);
+    setenv("CLSORT_DEVICE", "no-such-device-anywhere", 1);
+    rc = clsort("info");
+    CHECK(rc == 0 && !strstr(out_text, "(default)") && strstr(out_text, "matches no device"),
+          "info with a CLSORT_DEVICE that matches nothing (%d): %s", rc, out_text);
+    unsetenv("CLSORT_DEVICE");
+}
+
 /* Every error: message, exit status, and no output left. */
 static void test_errors(void)
 {
@@ -1043,6 +1077,7 @@ static const struct {
     {"errors", test_errors},
     {"no_leftover", test_no_leftover},
     {"quiet", test_quiet},
+    {"commands", test_commands},
 };
 
 int main(int argc, char **argv)

@@ -338,6 +338,8 @@ class Errors(unittest.TestCase):
             CTX.sort(np.ma.array(x, mask=x % 2 == 0))  # the mask would not move
         with self.assertRaises(TypeError):
             CTX.sort(x, bits=(True, 3))
+        with self.assertRaisesRegex(ValueError, "begin_bit -1 is negative"):
+            CTX.sort(x, bits=(-1, 8))
         with self.assertRaises(ValueError):
             CTX.sort(x, bits=(0, 2 ** 32))  # not wrapped to a full-width sort
         with self.assertRaises(ValueError):
