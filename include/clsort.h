@@ -180,6 +180,32 @@ cl_device_id clsort_context_device(const clsort_context *ctx);
  * to every build (e.g. -cl-nv-verbose for NVIDIA's register report). */
 const char *clsort_context_build_log(const clsort_context *ctx);
 
+/* ------------------------------------------------- caches and first use
+ *
+ * Kernels are compiled on first use and kept in caches: the driver's own
+ * (PoCL: $POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache, else
+ * ~/.cache/pocl/kcache) and, where the driver keeps none, clsort's folder
+ * (clsort_context_config.cache_dir). Through PoCL a program's first build
+ * takes seconds (see the README); clsort_context_warmup pays it ahead. */
+
+/* Whether this context found, in its cache folder, the mark of a process
+ * that died while the driver (PoCL) compiled or loaded clsort's kernels,
+ * as a damaged PoCL kernel cache makes it do. Such a context, and every
+ * later one, builds its programs under new driver cache entries, never
+ * reading the damaged ones; the application may tell the user, and
+ * suggest clsort_cache_clear (`clsort cache --clear`). 1 yes, 0 no (and
+ * for NULL). */
+int clsort_context_recovered(const clsort_context *ctx);
+
+/* Empties clsort's cache folder cache_dir (NULL: the default folder, as
+ * for a context; saved tunings stay) and, with driver_cache non-zero,
+ * PoCL's kernel cache folder, which other applications share: their
+ * kernels are compiled again on their next use. Call it with no context
+ * alive in the process. Succeeds when there is nothing to remove;
+ * CLSORT_ERROR_IO (with the message in clsort_context_last_error(NULL))
+ * when a file cannot be removed. */
+clsort_status clsort_cache_clear(const char *cache_dir, int driver_cache);
+
 /* Profiling. With on non-zero, and a queue created with
  * CL_QUEUE_PROFILING_ENABLE (see clsort_context_create_from_queue), the
  * context keeps an event for every command it enqueues. clsort_context_profile

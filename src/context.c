@@ -281,6 +281,7 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
     ctx->store_binaries = ctx->cache_dir != NULL &&
                           !(ctx->facts.vendor == CLSORT_VENDOR_POCL &&
                             !(pocl_cache && !strcmp(pocl_cache, "0")));
+    clsort_guard_setup(ctx);
     clsort_tuning_for_device(&ctx->facts, &ctx->tuned);
     /* A tuning saved by `clsort tune` for this device and driver. */
     if (ctx->cache_dir) {
@@ -465,6 +466,7 @@ void clsort_context_release(clsort_context *ctx)
     if (ctx->queue)
         clFinish(ctx->queue);
     clsort_programs_release(ctx);
+    clsort_guard_release(ctx);
     clsort_pool_release(ctx);
     if (ctx->aux_queue)
         clReleaseCommandQueue(ctx->aux_queue);

@@ -136,8 +136,13 @@ static cl_program from_binary(clsort_context *ctx, const char *key, const char *
     const unsigned char *bins[1] = {bin};
     cl_program prog = clCreateProgramWithBinary(ctx->cl, 1, &ctx->device, &len, bins, &status, &err);
     free(bin);
-    if (err == CL_SUCCESS && status == CL_SUCCESS &&
-        clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL) == CL_SUCCESS)
+    cl_int built = CL_INVALID_BINARY;
+    if (err == CL_SUCCESS && status == CL_SUCCESS) {
+        clsort_guard_enter(ctx);
+        built = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+        clsort_guard_leave(ctx);
+    }
+    if (built == CL_SUCCESS)
         return prog;
     if (prog && err == CL_SUCCESS)
         clReleaseProgram(prog);
@@ -191,7 +196,9 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
                            clsort_status_string(err));
     stderr_capture cap;
     const bool capture = ctx->facts.vendor == CLSORT_VENDOR_POCL && capture_begin(&cap);
+    clsort_guard_enter(ctx);
     err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    clsort_guard_leave(ctx);
     char *said = capture ? capture_end(&cap) : NULL;
     free(ctx->build_log);
     ctx->build_log = build_log(prog, ctx->device);
@@ -223,9 +230,11 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
 clsort_status clsort_program_get(clsort_context *ctx, const char *const *files, size_t nfiles,
                                  const char *base_options, clsort_program **out)
 {
-    char options[2048];
-    snprintf(options, sizeof options, "%s%s%s", base_options, ctx->extra_options ? " " : "",
-             ctx->extra_options ? ctx->extra_options : "");
+    char options[2048], salt[48] = "";
+    if (ctx->salt) /* new driver cache entries after a crash in the driver (guard.c) */
+        snprintf(salt, sizeof salt, " -DCLSORT_CACHE_SALT=%u", ctx->salt);
+    snprintf(options, sizeof options, "%s%s%s%s", base_options, salt,
+             ctx->extra_options ? " " : "", ctx->extra_options ? ctx->extra_options : "");
     char *key = make_key(ctx, files, nfiles, options);
     if (!key)
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -279,6 +288,7 @@ clsort_status clsort_program_kernel(clsort_context *ctx, clsort_program *prog, c
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     strcpy(copy, name);
+    clsort_guard_new_kernel(ctx, k);
     prog->kernels[prog->nkernels].name = copy;
     prog->kernels[prog->nkernels].kernel = k;
     prog->nkernels++;
@@ -332,15 +342,20 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, const char *name, 
     const cl_event *wait;
     cl_uint nwait = clsort_seq_take(seq, &wait);
     cl_event ev = NULL;
+    const bool fresh = clsort_guard_before_launch(ctx, k);
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, local ? &local : NULL,
-                                        nwait, wait, ctx->profiling ? &ev : NULL);
+                                        nwait, wait, ctx->profiling || fresh ? &ev : NULL);
+    if (fresh)
+        clsort_guard_after_launch(ctx, err == CL_SUCCESS ? ev : NULL);
     if (err != CL_SUCCESS) {
         seq->nwait = nwait; /* nothing was enqueued: the wait list still applies */
         seq->wait = wait;
         return enqueue_error(ctx, err, name);
     }
-    if (ev)
+    if (ev && ctx->profiling)
         clsort_profile_add(ctx, name, ev);
+    else if (ev)
+        clReleaseEvent(ev);
     return CLSORT_SUCCESS;
 }
 
