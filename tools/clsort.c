@@ -4,9 +4,14 @@
 #include <clsort.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "sortfile.h"
@@ -26,6 +31,8 @@ static void usage(FILE *f)
             "  sort                 sort a file of keys (raw or .npy), with values or an\n"
             "                       argsort; files larger than the device are merged\n"
             "                       (options below)\n"
+            "  cache --clear        empty clsort's cache folder (saved tunings stay) and\n"
+            "                       PoCL's kernel cache (shared with other programs)\n"
             "  help                 this text (also: clsort <command> --help)\n"
             "\n"
             "bench options:\n"
@@ -525,6 +532,114 @@ static int cmd_tune(int argc, char **argv)
     return rc;
 }
 
+/* ------------------------------------------------- cache and crashes */
+
+static int cmd_cache(int argc, char **argv)
+{
+    if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc != 1 || strcmp(argv[0], "--clear")) {
+        fprintf(stderr, "clsort cache: takes --clear\n\n");
+        usage(stderr);
+        return 2;
+    }
+    if (clsort_cache_clear(NULL, 1) != CLSORT_SUCCESS) {
+        fprintf(stderr, "clsort cache: %s\n", clsort_context_last_error(NULL));
+        return 1;
+    }
+    printf("cleared clsort's compiled programs and PoCL's kernel cache\n");
+    return 0;
+}
+
+static volatile pid_t sort_child;
+
+static void forward_signal(int sig)
+{
+    if (sort_child > 0)
+        kill(sort_child, sig);
+}
+
+/* Runs `clsort sort` in a child process. A crash inside the OpenCL driver
+ * (PoCL aborts on a damaged kernel cache; LLVM's signal handlers run then,
+ * not the command's) ends only the child: this process removes the
+ * temporary outputs the child reported and says what happened. Where no
+ * child can be made, the command runs here. */
+static int sort_guarded(int argc, char **argv)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return clsort_cmd_sort(argc, argv);
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return clsort_cmd_sort(argc, argv);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        clsort_sort_report_fd = fds[1];
+        exit(clsort_cmd_sort(argc, argv));
+    }
+    close(fds[1]);
+    /* the terminal's signals reach the child too; others are passed on */
+    sort_child = pid;
+    static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+    struct sigaction fwd, old[4];
+    memset(&fwd, 0, sizeof fwd);
+    fwd.sa_handler = forward_signal;
+    sigemptyset(&fwd.sa_mask);
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &fwd, &old[i]);
+    char *names = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *p = realloc(names, cap = cap * 2 + 8192);
+            if (!p)
+                break;
+            names = p;
+        }
+        ssize_t r = read(fds[0], names + len, cap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &old[i], NULL);
+    if (WIFEXITED(st)) {
+        free(names);
+        return WEXITSTATUS(st);
+    }
+    for (size_t i = 0; i < len; i += strlen(names + i) + 1)
+        if (memchr(names + i, 0, len - i))
+            unlink(names + i); /* already renamed into place: gone, no harm */
+    free(names);
+    int sig = WTERMSIG(st);
+    if (sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGHUP || sig == SIGKILL) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return 128 + sig;
+    }
+    fprintf(stderr,
+            "clsort sort: the OpenCL driver crashed (%s): no output was written, the temporary "
+            "files are removed. A damaged kernel cache does this: the next run compiles the "
+            "kernels afresh, and 'clsort cache --clear' empties the caches. If it happens "
+            "again, please report it.\n",
+            strsignal(sig));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -548,7 +663,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "tune"))
         return cmd_tune(argc - 2, argv + 2);
     if (!strcmp(argv[1], "sort"))
-        return clsort_cmd_sort(argc - 2, argv + 2);
+        return sort_guarded(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "cache"))
+        return cmd_cache(argc - 2, argv + 2);
     fprintf(stderr, "clsort: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;
