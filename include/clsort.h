@@ -188,6 +188,21 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * (clsort_context_config.cache_dir). Through PoCL a program's first build
  * takes seconds (see the README); clsort_context_warmup pays it ahead. */
 
+/* What clsort_context_warmup prepares besides sorts of keys alone. */
+#define CLSORT_WARMUP_PAIRS 1u   /* (key, value) pairs with 4-byte values */
+#define CLSORT_WARMUP_ARGSORT 2u /* argsorts with 32-bit indices */
+
+/* Compiles, or loads from the caches, the kernels that sorts of the given
+ * key types take on the context's device, so that later sorts, in this
+ * process or (through the caches) in others, start at once: it sorts
+ * small random arrays at each size where the tuning changes the route or
+ * the digit width (up to 8M keys). Keys alone, plus what flags adds.
+ * types NULL with ntypes 0: the ten key types. Segmented sorts and scans
+ * are not prepared. Blocks; through PoCL with empty caches it takes
+ * seconds per key type (see the README). */
+clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *types, size_t ntypes,
+                                    unsigned flags);
+
 /* Whether this context found, in its cache folder, the mark of a process
  * that died while the driver (PoCL) compiled or loaded clsort's kernels,
  * as a damaged PoCL kernel cache makes it do. Such a context, and every

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -31,6 +32,9 @@ static void usage(FILE *f)
             "  sort                 sort a file of keys (raw or .npy), with values or an\n"
             "                       argsort; files larger than the device are merged\n"
             "                       (options below)\n"
+            "  warmup               compile the kernels of the common sorts on the device\n"
+            "                       now (kept in the caches), so that the first sorts of\n"
+            "                       later runs start at once (options below)\n"
             "  cache --clear        empty clsort's cache folder (saved tunings stay) and\n"
             "                       PoCL's kernel cache (shared with other programs)\n"
             "  help                 this text (also: clsort <command> --help)\n"
@@ -71,6 +75,12 @@ static void usage(FILE *f)
             "  --n N                keys per sort (default 32M)\n"
             "  --candidates S;S;..  tuning specs to try (default: a grid for the device)\n"
             "  --save               store the fastest in the cache folder for this device\n"
+            "\n"
+            "warmup options:\n"
+            "  --device D           as for bench\n"
+            "  --types T,T,...      key types (default: all ten)\n"
+            "  --pairs              also (key, 4-byte value) pairs\n"
+            "  --argsort            also argsorts with 32-bit indices\n"
             "\n"
             "environment: CLSORT_DEVICE, CLSORT_CACHE_DIR, CLSORT_TUNING\n");
     fprintf(f, "\n%s", clsort_sort_usage);
@@ -534,6 +544,83 @@ static int cmd_tune(int argc, char **argv)
 
 /* ------------------------------------------------- cache and crashes */
 
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmd_warmup(int argc, char **argv)
+{
+    const char *device = NULL;
+    clsort_type types[16];
+    size_t ntypes = 0;
+    unsigned flags = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--device") && next)
+            device = argv[++i];
+        else if (!strcmp(a, "--types") && next) {
+            char *list = strdup(argv[++i]);
+            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+                clsort_type t = clsort_type_from_name(tok);
+                if (!t || ntypes == 16) {
+                    fprintf(stderr, "clsort warmup: unknown key type '%s'\n", tok);
+                    free(list);
+                    return 2;
+                }
+                types[ntypes++] = t;
+            }
+            free(list);
+            if (!ntypes) {
+                fprintf(stderr, "clsort warmup: --types needs at least one type\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--pairs"))
+            flags |= CLSORT_WARMUP_PAIRS;
+        else if (!strcmp(a, "--argsort"))
+            flags |= CLSORT_WARMUP_ARGSORT;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "clsort warmup: unknown option '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    clsort_context *ctx = NULL;
+    if (clsort_context_create(&ctx, device) != CLSORT_SUCCESS) {
+        fprintf(stderr, "clsort warmup: %s\n", clsort_context_last_error(NULL));
+        return 1;
+    }
+    clsort_device_info info;
+    clsort_context_device_info(ctx, &info);
+    printf("warming up %s\n", info.device_name);
+    static const clsort_type all[] = {CLSORT_U8,  CLSORT_U16, CLSORT_U32, CLSORT_U64, CLSORT_I8,
+                                      CLSORT_I16, CLSORT_I32, CLSORT_I64, CLSORT_F32, CLSORT_F64};
+    const clsort_type *list = ntypes ? types : all;
+    size_t count = ntypes ? ntypes : sizeof all / sizeof all[0];
+    double t0 = seconds_now();
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) { /* one type at a time: progress */
+        double t = seconds_now();
+        if (clsort_context_warmup(ctx, &list[i], 1, flags) != CLSORT_SUCCESS) {
+            fprintf(stderr, "clsort warmup: %s\n", clsort_context_last_error(ctx));
+            rc = 1;
+            break;
+        }
+        printf("  %-4s %6.2f s\n", clsort_type_name(list[i]), seconds_now() - t);
+        fflush(stdout);
+    }
+    if (rc == 0)
+        printf("done in %.2f s\n", seconds_now() - t0);
+    clsort_context_release(ctx);
+    return rc;
+}
+
 static int cmd_cache(int argc, char **argv)
 {
     if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
@@ -666,6 +753,8 @@ int main(int argc, char **argv)
         return sort_guarded(argc - 2, argv + 2);
     if (!strcmp(argv[1], "cache"))
         return cmd_cache(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "warmup"))
+        return cmd_warmup(argc - 2, argv + 2);
     fprintf(stderr, "clsort: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

@@ -829,6 +829,12 @@ static void test_commands(void)
     CHECK(rc == 0 && !strstr(out_text, "(default)") && strstr(out_text, "matches no device"),
           "info with a CLSORT_DEVICE that matches nothing (%d): %s", rc, out_text);
     unsetenv("CLSORT_DEVICE");
+    CMD_FAILS(2, "unknown key type 'u128'", "warmup --types u8,u128");
+    CMD_FAILS(2, "unknown option '--frobnicate'", "warmup --frobnicate");
+    CMD_FAILS(2, "takes --clear", "cache");
+    rc = clsort("warmup --types u16 --pairs --argsort");
+    CHECK(rc == 0 && !err_text[0] && strstr(out_text, "u16") && strstr(out_text, "done in"),
+          "warmup (%d): %s / %s", rc, err_text, out_text);
 }
 
 /* Truncates every file under dir whose name ends in suffix; returns how
