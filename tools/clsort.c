@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -670,7 +671,9 @@ static int sort_guarded(int argc, char **argv)
     if (pid == 0) {
         close(fds[0]);
         clsort_sort_report_fd = fds[1];
-        exit(clsort_cmd_sort(argc, argv));
+        int rc = clsort_cmd_sort(argc, argv);
+        (void)!write(fds[1], "", 1); /* an empty name: the command returned */
+        exit(rc);
     }
     close(fds[1]);
     /* the terminal's signals reach the child too; others are passed on */
@@ -684,6 +687,7 @@ static int sort_guarded(int argc, char **argv)
         sigaction(sigs[i], &fwd, &old[i]);
     char *names = NULL;
     size_t len = 0, cap = 0;
+    bool returned = false;
     for (;;) {
         if (len + 4096 > cap) {
             char *p = realloc(names, cap = cap * 2 + 8192);
@@ -704,14 +708,23 @@ static int sort_guarded(int argc, char **argv)
         ;
     for (int i = 0; i < 4; i++)
         sigaction(sigs[i], &old[i], NULL);
-    if (WIFEXITED(st)) {
+    for (size_t i = 0; i < len; i += strlen(names + i) + 1)
+        returned |= names[i] == '\0';
+    if (WIFEXITED(st) && returned) {
         free(names);
         return WEXITSTATUS(st);
     }
     for (size_t i = 0; i < len; i += strlen(names + i) + 1)
-        if (memchr(names + i, 0, len - i))
+        if (names[i] && memchr(names + i, 0, len - i))
             unlink(names + i); /* already renamed into place: gone, no harm */
     free(names);
+    if (WIFEXITED(st)) { /* exit() inside the driver (LLVM's fatal errors) */
+        fprintf(stderr,
+                "clsort sort: the OpenCL driver ended the process (exit status %d): no output "
+                "was written. If it happens again, 'clsort cache --clear' empties the caches.\n",
+                WEXITSTATUS(st));
+        return 1;
+    }
     int sig = WTERMSIG(st);
     if (sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGHUP || sig == SIGKILL) {
         signal(sig, SIG_DFL);
