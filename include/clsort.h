@@ -212,6 +212,12 @@ clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *type
  * for NULL). */
 int clsort_context_recovered(const clsort_context *ctx);
 
+/* Removes the marks (see clsort_context_recovered) that process pid left
+ * in cache_dir (NULL: the default folder): for a supervisor that ended the
+ * process on purpose (a signal it sent or passed on), so that the next
+ * context does not take that end for a crash inside the driver. */
+void clsort_cache_forget_process(const char *cache_dir, long pid);
+
 /* Empties clsort's cache folder cache_dir (NULL: the default folder, as
  * for a context; saved tunings stay) and, with driver_cache non-zero,
  * PoCL's kernel cache folder, which other applications share: their

@@ -223,6 +223,27 @@ void clsort_guard_release(clsort_context *ctx)
     ctx->nfresh = 0;
 }
 
+void clsort_cache_forget_process(const char *cache_dir, long pid)
+{
+    char *dir = cache_dir ? (cache_dir[0] ? strdup(cache_dir) : NULL) : clsort_cache_default_dir();
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (d) {
+        char mine[64], tmp[64];
+        int ml = snprintf(mine, sizeof mine, "busy-%ld-", pid);
+        int tl = snprintf(tmp, sizeof tmp, "tmp-busy-%ld-", pid);
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strncmp(e->d_name, mine, (size_t)ml) && strncmp(e->d_name, tmp, (size_t)tl))
+                continue;
+            char path[4400];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    free(dir);
+}
+
 int clsort_context_recovered(const clsort_context *ctx)
 {
     return ctx && ctx->recovered ? 1 : 0;

@@ -727,6 +727,7 @@ static int sort_guarded(int argc, char **argv)
     }
     int sig = WTERMSIG(st);
     if (sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGHUP || sig == SIGKILL) {
+        clsort_cache_forget_process(NULL, (long)pid); /* ended on purpose, not a crash */
         signal(sig, SIG_DFL);
         raise(sig);
         return 128 + sig;
