@@ -201,6 +201,53 @@ cl_device_id clsort_context_device(const clsort_context *ctx);
  * to every build (e.g. -cl-nv-verbose for NVIDIA's register report). */
 const char *clsort_context_build_log(const clsort_context *ctx);
 
+/* ------------------------------------------------- caches and first use
+ *
+ * Kernels are compiled on first use and kept in caches: the driver's own
+ * (PoCL: $POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache, else
+ * ~/.cache/pocl/kcache) and, where the driver keeps none, clsort's folder
+ * (clsort_context_config.cache_dir). Through PoCL a program's first build
+ * takes seconds (see the README); clsort_context_warmup pays it ahead. */
+
+/* What clsort_context_warmup prepares besides sorts of keys alone. */
+#define CLSORT_WARMUP_PAIRS 1u   /* (key, value) pairs with 4-byte values */
+#define CLSORT_WARMUP_ARGSORT 2u /* argsorts with 32-bit indices */
+
+/* Compiles, or loads from the caches, the kernels that sorts of the given
+ * key types take on the context's device, so that later sorts, in this
+ * process or (through the caches) in others, start at once: it sorts
+ * small random arrays at each size where the tuning changes the route or
+ * the digit width (up to 8M keys). Keys alone, plus what flags adds.
+ * types NULL with ntypes 0: the ten key types. Segmented sorts and scans
+ * are not prepared. Blocks; through PoCL with empty caches it takes
+ * seconds per key type (see the README). */
+clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *types, size_t ntypes,
+                                    unsigned flags);
+
+/* Whether this context found, in its cache folder, the mark of a process
+ * that died while the driver (PoCL) compiled or loaded clsort's kernels,
+ * as a damaged PoCL kernel cache makes it do. Such a context, and every
+ * later one, builds its programs under new driver cache entries, never
+ * reading the damaged ones; the application may tell the user, and
+ * suggest clsort_cache_clear (`clsort cache --clear`). 1 yes, 0 no (and
+ * for NULL). */
+int clsort_context_recovered(const clsort_context *ctx);
+
+/* Removes the marks (see clsort_context_recovered) that process pid left
+ * in cache_dir (NULL: the default folder): for a supervisor that ended the
+ * process on purpose (a signal it sent or passed on), so that the next
+ * context does not take that end for a crash inside the driver. */
+void clsort_cache_forget_process(const char *cache_dir, long pid);
+
+/* Empties clsort's cache folder cache_dir (NULL: the default folder, as
+ * for a context; saved tunings stay) and, with driver_cache non-zero,
+ * PoCL's kernel cache folder, which other applications share: their
+ * kernels are compiled again on their next use. Call it with no context
+ * alive in the process. Succeeds when there is nothing to remove;
+ * CLSORT_ERROR_IO (with the message in clsort_context_last_error(NULL))
+ * when a file cannot be removed. */
+clsort_status clsort_cache_clear(const char *cache_dir, int driver_cache);
+
 /* Profiling. With on non-zero, and a queue created with
  * CL_QUEUE_PROFILING_ENABLE (see clsort_context_create_from_queue), the
  * context keeps an event for every command it enqueues. clsort_context_profile
@@ -222,7 +269,7 @@ typedef struct clsort_device_info {
     char driver_version[128];
     char device_version[128];
     int is_gpu, is_cpu;
-    int is_default; /* the device a NULL device string picks */
+    int is_default; /* the device a NULL device string picks ($CLSORT_DEVICE's, if set) */
     uint64_t global_mem_bytes, max_alloc_bytes, local_mem_bytes;
     unsigned compute_units, max_work_group_size, max_clock_mhz;
 } clsort_device_info;

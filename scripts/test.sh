@@ -5,6 +5,7 @@
 # r-cran-matrix and libsuperlu-dist-dev ship; when those are not installed,
 # their .deb files are fetched and unpacked into build/matrices (data only,
 # nothing is installed). Arguments go to ctest, for example -R radix.
+# CLSORT_TEST_COLD=1 empties the tests' caches first (as CI does).
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -33,4 +34,11 @@ if [ ! -e $rdir/lund_a.mtx ] || [ ! -e $sdir/big.rua ]; then
 fi
 scripts/build.sh "${extra[@]}"
 cd "$BUILD_DIR"
-exec ctest -j"$(nproc)" --output-on-failure "$@"
+[ "${CLSORT_TEST_COLD:-0}" = 1 ] && rm -rf test-cache
+# As a new user: the tests keep clsort's and PoCL's caches in
+# $BUILD_DIR/test-cache (a fresh clone starts cold, a second run is warm),
+# and HOME and XDG_CACHE_HOME point to an empty temporary folder, so the
+# caller's caches neither help nor change.
+home=$(mktemp -d "${TMPDIR:-/tmp}/clsort-test-home.XXXXXX")
+trap 'rm -rf "$home"' EXIT
+HOME=$home XDG_CACHE_HOME=$home/.cache ctest -j"$(nproc)" --output-on-failure "$@"

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -67,8 +68,7 @@ char *clsort_cache_default_dir(void)
     return NULL;
 }
 
-/* mkdir -p; false when the folder cannot be made. */
-static bool make_dirs(const char *dir)
+bool clsort_cache_make_dirs(const char *dir)
 {
     char *p = strdup(dir);
     if (!p)
@@ -149,7 +149,7 @@ bool clsort_cache_load(const char *dir, const char *key, unsigned char **bin, si
 static bool write_atomically(const char *dir, const char *path, const void *parts[],
                              const size_t sizes[], size_t nparts)
 {
-    if (!make_dirs(dir))
+    if (!clsort_cache_make_dirs(dir))
         return false;
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
@@ -235,4 +235,86 @@ bool clsort_cache_write_text(const char *dir, const char *name, const char *text
     bool ok = write_atomically(dir, path, parts, sizes, 2);
     free(path);
     return ok;
+}
+
+/* ------------------------------------------------------------- clearing */
+
+/* PoCL's kernel cache folder, as PoCL finds it (allocated; NULL: none). */
+static char *driver_cache_dir(void)
+{
+    const char *env = getenv("POCL_CACHE_DIR");
+    if (env && env[0])
+        return strdup(env);
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && xdg[0])
+        return join(xdg, "pocl/kcache");
+    const char *home = getenv("HOME");
+    if (home && home[0])
+        return join(home, ".cache/pocl/kcache");
+    return NULL;
+}
+
+/* Removes what dir holds (the folder stays): every entry when all, else
+ * clsort's compiled programs and leftovers; the first failure's path and
+ * errno go to *bad / *bad_errno. */
+static void remove_contents(const char *dir, bool all, bool salt, char **bad, int *bad_errno)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (errno != ENOENT && !*bad) {
+            *bad = strdup(dir);
+            *bad_errno = errno;
+        }
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (!strcmp(n, ".") || !strcmp(n, ".."))
+            continue;
+        bool mine = strstr(n, ".clbin") || !strncmp(n, "busy-", 5) ||
+                    !strncmp(n, "tmp-busy-", 9) || (salt && !strcmp(n, "driver-salt.txt"));
+        if (!all && !mine)
+            continue; /* saved tunings stay */
+        char *path = join(dir, n);
+        if (!path)
+            continue;
+        struct stat st;
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            remove_contents(path, true, true, bad, bad_errno);
+            if (rmdir(path) != 0 && !*bad) {
+                *bad = strdup(path);
+                *bad_errno = errno;
+            }
+        } else if (unlink(path) != 0 && errno != ENOENT && !*bad) {
+            *bad = strdup(path);
+            *bad_errno = errno;
+        }
+        free(path);
+    }
+    closedir(d);
+}
+
+clsort_status clsort_cache_clear(const char *cache_dir, int driver_cache)
+{
+    char *bad = NULL;
+    int bad_errno = 0;
+    char *dir = cache_dir ? (cache_dir[0] ? strdup(cache_dir) : NULL) : clsort_cache_default_dir();
+    if (dir)
+        remove_contents(dir, false, driver_cache != 0, &bad, &bad_errno);
+    free(dir);
+    if (driver_cache) {
+        char *kc = driver_cache_dir();
+        if (kc)
+            remove_contents(kc, true, true, &bad, &bad_errno);
+        free(kc);
+    }
+    if (bad) {
+        clsort_status s = clsort_fail(NULL, CLSORT_ERROR_IO, "cannot remove %s: %s", bad,
+                                      strerror(bad_errno));
+        free(bad);
+        return s;
+    }
+    clsort_fail(NULL, CLSORT_SUCCESS, "%s", "");
+    return CLSORT_SUCCESS;
 }

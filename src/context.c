@@ -161,6 +161,16 @@ static long default_index(const device_entry *e, size_t n)
     return n ? 0 : -1;
 }
 
+static long find_device(const device_entry *e, size_t n, const char *sel);
+
+/* Index of the device clsort_context_create(NULL) picks: $CLSORT_DEVICE's,
+ * else the default; -1 when $CLSORT_DEVICE matches none. */
+static long selected_index(const device_entry *e, size_t n)
+{
+    const char *env = getenv("CLSORT_DEVICE");
+    return env && env[0] ? find_device(e, n, env) : default_index(e, n);
+}
+
 static void describe(const device_entry *e, char *buf, size_t size)
 {
     char dname[128], pname[128];
@@ -215,7 +225,7 @@ clsort_status clsort_device_list(clsort_device_info *devices, size_t capacity, s
     size_t n = 0;
     *count = 0;
     CLSORT_TRY(enumerate(e, MAX_DEVICES, &n));
-    long def = default_index(e, n);
+    long def = selected_index(e, n);
     for (size_t i = 0; i < n && i < capacity; i++) {
         clsort_device_facts f;
         CLSORT_TRY(clsort_query_facts(e[i].platform, e[i].device, &f));
@@ -340,6 +350,7 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
     ctx->store_binaries = ctx->cache_dir != NULL &&
                           !(ctx->facts.vendor == CLSORT_VENDOR_POCL &&
                             !(pocl_cache && !strcmp(pocl_cache, "0")));
+    clsort_guard_setup(ctx);
     clsort_tuning_for_device(&ctx->facts, &ctx->tuned);
     /* A tuning saved by `clsort tune` for this device and driver. */
     if (ctx->cache_dir) {
@@ -525,6 +536,7 @@ void clsort_context_release(clsort_context *ctx)
     if (ctx->queue)
         clFinish(ctx->queue);
     clsort_programs_release(ctx);
+    clsort_guard_release(ctx);
     clsort_pool_release(ctx);
     clsort_stage_release(ctx);
     if (ctx->aux_queue)
@@ -559,7 +571,7 @@ clsort_status clsort_context_device_info(const clsort_context *cctx, clsort_devi
     device_entry e[MAX_DEVICES];
     size_t n = 0;
     if (enumerate(e, MAX_DEVICES, &n) == CLSORT_SUCCESS) {
-        long def = default_index(e, n);
+        long def = selected_index(e, n);
         for (size_t i = 0; i < n; i++)
             if (e[i].device == ctx->device) {
                 info->platform_index = e[i].pi;

@@ -148,6 +148,25 @@ char *clsort_cache_default_dir(void);
 char *clsort_cache_read_text(const char *dir, const char *name);
 bool clsort_cache_write_text(const char *dir, const char *name, const char *text);
 
+/* mkdir -p; false when the folder cannot be made. */
+bool clsort_cache_make_dirs(const char *dir);
+
+/* The guard against crashes inside the driver (guard.c). */
+typedef struct clsort_guard clsort_guard;
+/* Finds the marks of processes that died in the driver (then sets
+ * ctx->recovered and a new salt) and starts the context's guard. */
+void clsort_guard_setup(clsort_context *ctx);
+void clsort_guard_release(clsort_context *ctx);
+/* Around a build: the mark exists from the first enter to the last leave. */
+void clsort_guard_enter(clsort_context *ctx);
+void clsort_guard_leave(clsort_context *ctx);
+/* A kernel just created: its first launch is guarded until it completes. */
+void clsort_guard_new_kernel(clsort_context *ctx, cl_kernel k);
+/* Before a launch: true for a fresh kernel's first (the mark is up); then
+ * after it, with its event (NULL: not enqueued). */
+bool clsort_guard_before_launch(clsort_context *ctx, cl_kernel k);
+void clsort_guard_after_launch(clsort_context *ctx, cl_event ev);
+
 /* -------------------------------------------------------------------- pool */
 
 typedef enum clsort_slot {
@@ -240,6 +259,11 @@ struct clsort_context {
     char *error;
     size_t error_cap;
     char *build_log;     /* of the last program built from source */
+    clsort_guard *guard; /* NULL: crashes in the driver are not watched */
+    unsigned salt;       /* -DCLSORT_CACHE_SALT for every build (0: none) */
+    bool recovered;      /* a process died in the driver: programs built afresh */
+    cl_kernel fresh[64]; /* kernels not launched yet (guarded) */
+    size_t nfresh;
     char *extra_options; /* $CLSORT_BUILD_OPTIONS */
     bool profiling;
     struct clsort_prof_rec {

@@ -3,9 +3,11 @@
  * and the disk cache of cache.c, and small enqueue helpers. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const clsort_embedded_file *find_file(const char *name)
 {
@@ -51,6 +53,79 @@ static char *build_log(cl_program prog, cl_device_id dev)
     return log;
 }
 
+/* PoCL's clang writes its "N warnings generated." line to the process's
+ * fd 2, outside the build log. Around a PoCL build, fd 2 goes to a
+ * temporary file; the compiler's summary lines join the build log and
+ * anything else (another thread's output, written meanwhile) goes back to
+ * stderr afterwards, late but not lost. One build at a time in the
+ * process holds fd 2 (the mutex). */
+typedef struct stderr_capture {
+    FILE *tmp;
+    int saved; /* the caller's fd 2 (-1: it was closed) */
+} stderr_capture;
+
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool capture_begin(stderr_capture *c)
+{
+    pthread_mutex_lock(&capture_lock);
+    fflush(stderr);
+    c->tmp = tmpfile();
+    c->saved = c->tmp ? dup(STDERR_FILENO) : -1;
+    if (!c->tmp || dup2(fileno(c->tmp), STDERR_FILENO) < 0) {
+        if (c->tmp)
+            fclose(c->tmp);
+        if (c->saved >= 0)
+            close(c->saved);
+        pthread_mutex_unlock(&capture_lock);
+        return false;
+    }
+    return true;
+}
+
+/* clang's count of diagnostics, e.g. "3 warnings generated." */
+static bool is_summary_line(const char *line)
+{
+    return strstr(line, " generated.") &&
+           (strstr(line, " warning") || strstr(line, " error")) && line[0] >= '0' &&
+           line[0] <= '9';
+}
+
+/* Restores fd 2; returns the compiler's lines (allocated, may be NULL). */
+static char *capture_end(stderr_capture *c)
+{
+    fflush(stderr);
+    if (c->saved >= 0) {
+        dup2(c->saved, STDERR_FILENO);
+        close(c->saved);
+    } else {
+        close(STDERR_FILENO);
+    }
+    pthread_mutex_unlock(&capture_lock);
+    char *mine = NULL;
+    size_t mlen = 0;
+    long size = fseek(c->tmp, 0, SEEK_END) == 0 ? ftell(c->tmp) : -1;
+    if (size > 0 && fseek(c->tmp, 0, SEEK_SET) == 0 && (mine = malloc((size_t)size + 1))) {
+        char line[1024];
+        while (fgets(line, sizeof line, c->tmp)) {
+            size_t len = strlen(line);
+            if (is_summary_line(line)) {
+                memcpy(mine + mlen, line, len);
+                mlen += len;
+            } else if (c->saved >= 0) {
+                (void)!write(STDERR_FILENO, line, len);
+            }
+        }
+        mine[mlen] = '\0';
+    }
+    fclose(c->tmp);
+    if (mine && mlen == 0) {
+        free(mine);
+        mine = NULL;
+    }
+    return mine;
+}
+
 static cl_program from_binary(clsort_context *ctx, const char *key, const char *options)
 {
     unsigned char *bin = NULL;
@@ -61,8 +136,13 @@ static cl_program from_binary(clsort_context *ctx, const char *key, const char *
     const unsigned char *bins[1] = {bin};
     cl_program prog = clCreateProgramWithBinary(ctx->cl, 1, &ctx->device, &len, bins, &status, &err);
     free(bin);
-    if (err == CL_SUCCESS && status == CL_SUCCESS &&
-        clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL) == CL_SUCCESS)
+    cl_int built = CL_INVALID_BINARY;
+    if (err == CL_SUCCESS && status == CL_SUCCESS) {
+        clsort_guard_enter(ctx);
+        built = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+        clsort_guard_leave(ctx);
+    }
+    if (built == CL_SUCCESS)
         return prog;
     if (prog && err == CL_SUCCESS)
         clReleaseProgram(prog);
@@ -114,9 +194,25 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
     if (err != CL_SUCCESS)
         return clsort_fail(ctx, err, "clCreateProgramWithSource failed: %s",
                            clsort_status_string(err));
+    stderr_capture cap;
+    const bool capture = ctx->facts.vendor == CLSORT_VENDOR_POCL && capture_begin(&cap);
+    clsort_guard_enter(ctx);
     err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
+    clsort_guard_leave(ctx);
+    char *said = capture ? capture_end(&cap) : NULL;
     free(ctx->build_log);
     ctx->build_log = build_log(prog, ctx->device);
+    if (said) { /* the log, then the compiler's summary line */
+        size_t a = ctx->build_log ? strlen(ctx->build_log) : 0, b = strlen(said);
+        char *both = malloc(a + b + 2);
+        if (both) {
+            snprintf(both, a + b + 2, "%s%s%s", a ? ctx->build_log : "",
+                     a && ctx->build_log[a - 1] != '\n' ? "\n" : "", said);
+            free(ctx->build_log);
+            ctx->build_log = both;
+        }
+        free(said);
+    }
     if (err != CL_SUCCESS) {
         char *log = ctx->build_log ? strdup(ctx->build_log) : NULL;
         clsort_fail(ctx, CLSORT_ERROR_BUILD_FAILED,
@@ -134,9 +230,11 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
 clsort_status clsort_program_get(clsort_context *ctx, const char *const *files, size_t nfiles,
                                  const char *base_options, clsort_program **out)
 {
-    char options[2048];
-    snprintf(options, sizeof options, "%s%s%s", base_options, ctx->extra_options ? " " : "",
-             ctx->extra_options ? ctx->extra_options : "");
+    char options[2048], salt[48] = "";
+    if (ctx->salt) /* new driver cache entries after a crash in the driver (guard.c) */
+        snprintf(salt, sizeof salt, " -DCLSORT_CACHE_SALT=%u", ctx->salt);
+    snprintf(options, sizeof options, "%s%s%s%s", base_options, salt,
+             ctx->extra_options ? " " : "", ctx->extra_options ? ctx->extra_options : "");
     char *key = make_key(ctx, files, nfiles, options);
     if (!key)
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
@@ -190,6 +288,7 @@ clsort_status clsort_program_kernel(clsort_context *ctx, clsort_program *prog, c
         return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
     }
     strcpy(copy, name);
+    clsort_guard_new_kernel(ctx, k);
     prog->kernels[prog->nkernels].name = copy;
     prog->kernels[prog->nkernels].kernel = k;
     prog->nkernels++;
@@ -243,15 +342,20 @@ clsort_status clsort_launch(clsort_context *ctx, cl_kernel k, const char *name, 
     const cl_event *wait;
     cl_uint nwait = clsort_seq_take(seq, &wait);
     cl_event ev = NULL;
+    const bool fresh = clsort_guard_before_launch(ctx, k);
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, local ? &local : NULL,
-                                        nwait, wait, ctx->profiling ? &ev : NULL);
+                                        nwait, wait, ctx->profiling || fresh ? &ev : NULL);
+    if (fresh)
+        clsort_guard_after_launch(ctx, err == CL_SUCCESS ? ev : NULL);
     if (err != CL_SUCCESS) {
         seq->nwait = nwait; /* nothing was enqueued: the wait list still applies */
         seq->wait = wait;
         return enqueue_error(ctx, err, name);
     }
-    if (ev)
+    if (ev && ctx->profiling)
         clsort_profile_add(ctx, name, ev);
+    else if (ev)
+        clReleaseEvent(ev);
     return CLSORT_SUCCESS;
 }
 

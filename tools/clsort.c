@@ -4,9 +4,16 @@
 #include <clsort.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "sortfile.h"
@@ -26,6 +33,11 @@ static void usage(FILE *f)
             "  sort                 sort a file of keys (raw or .npy), with values or an\n"
             "                       argsort; files larger than the device are merged\n"
             "                       (options below)\n"
+            "  warmup               compile the kernels of the common sorts on the device\n"
+            "                       now (kept in the caches), so that the first sorts of\n"
+            "                       later runs start at once (options below)\n"
+            "  cache --clear        empty clsort's cache folder (saved tunings stay) and\n"
+            "                       PoCL's kernel cache (shared with other programs)\n"
             "  help                 this text (also: clsort <command> --help)\n"
             "\n"
             "bench options:\n"
@@ -66,6 +78,12 @@ static void usage(FILE *f)
             "  --n N                keys per sort (default 32M)\n"
             "  --candidates S;S;..  tuning specs to try (default: a grid for the device)\n"
             "  --save               store the fastest in the cache folder for this device\n"
+            "\n"
+            "warmup options:\n"
+            "  --device D           as for bench\n"
+            "  --types T,T,...      key types (default: all ten)\n"
+            "  --pairs              also (key, 4-byte value) pairs\n"
+            "  --argsort            also argsorts with 32-bit indices\n"
             "\n"
             "environment: CLSORT_DEVICE, CLSORT_CACHE_DIR, CLSORT_TUNING\n");
     fprintf(f, "\n%s", clsort_sort_usage);
@@ -116,8 +134,12 @@ static int cmd_info(void)
                (unsigned long long)(d->local_mem_bytes / 1024), d->max_work_group_size);
     }
     const char *env = getenv("CLSORT_DEVICE");
+    int marked = 0;
+    for (size_t i = 0; i < n && i < 64; i++)
+        marked |= devs[i].is_default;
     if (env && env[0])
-        printf("\nCLSORT_DEVICE=%s selects the device instead of the default.\n", env);
+        printf("\nCLSORT_DEVICE=%s %s.\n", env,
+               marked ? "selects the device marked (default)" : "matches no device");
     return 0;
 }
 
@@ -194,14 +216,23 @@ static int cmd_bench(int argc, char **argv)
         }
         else if (!strcmp(a, "--no-qsort"))
             cfg.qsort = 0;
-        else if (!strcmp(a, "--min-reps") && next)
-            cfg.min_reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--min-reps") && next) {
+            char *end = NULL;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || end == argv[i] || *end || v < 1 || v > 1000000) {
+                fprintf(stderr, "clsort bench: --min-reps takes a count from 1 to 1000000, "
+                                "not '%s'\n", argv[i]);
+                return 2;
+            }
+            cfg.min_reps = (int)v;
+        }
         else if (!strcmp(a, "--sizes") && next) {
             char *list = strdup(argv[++i]);
             size_t k = 0;
             for (char *tok = strtok(list, ","); tok && k < 64; tok = strtok(NULL, ",")) {
-                if (parse_size(tok, &sizes[k]) != 0) {
-                    fprintf(stderr, "clsort bench: bad size '%s'\n", tok);
+                if (parse_size(tok, &sizes[k]) != 0 || sizes[k] == 0) {
+                    fprintf(stderr, "clsort bench: bad size '%s' (sizes are at least 1)\n", tok);
                     free(list);
                     return 2;
                 }
@@ -236,7 +267,7 @@ static int cmd_bench(int argc, char **argv)
             fclose(jf);
         if (s != CLSORT_SUCCESS) {
             fprintf(stderr, "clsort bench: %s\n", err);
-            return 1;
+            return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
         }
         if (copy) {
             double gbs = bench_copy_bandwidth(cfg.device, err, sizeof err);
@@ -267,7 +298,7 @@ static int cmd_bench(int argc, char **argv)
             fclose(jf);
         if (s != CLSORT_SUCCESS) {
             fprintf(stderr, "clsort bench: %s\n", err);
-            return 1;
+            return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
         }
         return 0;
     }
@@ -282,7 +313,8 @@ static int cmd_bench(int argc, char **argv)
             fprintf(stderr, "clsort bench: %s\n", err);
     }
     clsort_status s = bench_run(&cfg, rows, 128, &nrows, err, sizeof err);
-    bench_print(stdout, rows, nrows);
+    if (nrows)
+        bench_print(stdout, rows, nrows);
     if (json) {
         FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
         if (!f) {
@@ -295,7 +327,7 @@ static int cmd_bench(int argc, char **argv)
     }
     if (s != CLSORT_SUCCESS) {
         fprintf(stderr, "clsort bench: %s\n", err);
-        return 1;
+        return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1; /* a bad --tuning: usage */
     }
     for (size_t i = 0; i < nrows; i++)
         if (!rows[i].correct) {
@@ -452,6 +484,14 @@ static int cmd_tune(int argc, char **argv)
         fprintf(stderr, "clsort tune: %s\n", clsort_context_last_error(NULL));
         return 1;
     }
+    if (base) { /* a bad base spec is a usage error, found before any timing */
+        clsort_status s = clsort_context_set_tuning(ctx, base);
+        if (s != CLSORT_SUCCESS) {
+            fprintf(stderr, "clsort tune: %s\n", clsort_context_last_error(ctx));
+            clsort_context_release(ctx);
+            return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
+        }
+    }
     clsort_device_info info;
     clsort_context_device_info(ctx, &info);
     static char specs[256][256];
@@ -507,6 +547,204 @@ static int cmd_tune(int argc, char **argv)
     return rc;
 }
 
+/* ------------------------------------------------- cache and crashes */
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmd_warmup(int argc, char **argv)
+{
+    const char *device = NULL;
+    clsort_type types[16];
+    size_t ntypes = 0;
+    unsigned flags = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--device") && next)
+            device = argv[++i];
+        else if (!strcmp(a, "--types") && next) {
+            char *list = strdup(argv[++i]);
+            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+                clsort_type t = clsort_type_from_name(tok);
+                if (!t || ntypes == 16) {
+                    fprintf(stderr, "clsort warmup: unknown key type '%s'\n", tok);
+                    free(list);
+                    return 2;
+                }
+                types[ntypes++] = t;
+            }
+            free(list);
+            if (!ntypes) {
+                fprintf(stderr, "clsort warmup: --types needs at least one type\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--pairs"))
+            flags |= CLSORT_WARMUP_PAIRS;
+        else if (!strcmp(a, "--argsort"))
+            flags |= CLSORT_WARMUP_ARGSORT;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "clsort warmup: unknown option '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    clsort_context *ctx = NULL;
+    if (clsort_context_create(&ctx, device) != CLSORT_SUCCESS) {
+        fprintf(stderr, "clsort warmup: %s\n", clsort_context_last_error(NULL));
+        return 1;
+    }
+    clsort_device_info info;
+    clsort_context_device_info(ctx, &info);
+    printf("warming up %s\n", info.device_name);
+    static const clsort_type all[] = {CLSORT_U8,  CLSORT_U16, CLSORT_U32, CLSORT_U64, CLSORT_I8,
+                                      CLSORT_I16, CLSORT_I32, CLSORT_I64, CLSORT_F32, CLSORT_F64};
+    const clsort_type *list = ntypes ? types : all;
+    size_t count = ntypes ? ntypes : sizeof all / sizeof all[0];
+    double t0 = seconds_now();
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) { /* one type at a time: progress */
+        double t = seconds_now();
+        if (clsort_context_warmup(ctx, &list[i], 1, flags) != CLSORT_SUCCESS) {
+            fprintf(stderr, "clsort warmup: %s\n", clsort_context_last_error(ctx));
+            rc = 1;
+            break;
+        }
+        printf("  %-4s %6.2f s\n", clsort_type_name(list[i]), seconds_now() - t);
+        fflush(stdout);
+    }
+    if (rc == 0)
+        printf("done in %.2f s\n", seconds_now() - t0);
+    clsort_context_release(ctx);
+    return rc;
+}
+
+static int cmd_cache(int argc, char **argv)
+{
+    if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h"))) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc != 1 || strcmp(argv[0], "--clear")) {
+        fprintf(stderr, "clsort cache: takes --clear\n\n");
+        usage(stderr);
+        return 2;
+    }
+    if (clsort_cache_clear(NULL, 1) != CLSORT_SUCCESS) {
+        fprintf(stderr, "clsort cache: %s\n", clsort_context_last_error(NULL));
+        return 1;
+    }
+    printf("cleared clsort's compiled programs and PoCL's kernel cache\n");
+    return 0;
+}
+
+static volatile pid_t sort_child;
+
+static void forward_signal(int sig)
+{
+    if (sort_child > 0)
+        kill(sort_child, sig);
+}
+
+/* Runs `clsort sort` in a child process. A crash inside the OpenCL driver
+ * (PoCL aborts on a damaged kernel cache; LLVM's signal handlers run then,
+ * not the command's) ends only the child: this process removes the
+ * temporary outputs the child reported and says what happened. Where no
+ * child can be made, the command runs here. */
+static int sort_guarded(int argc, char **argv)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return clsort_cmd_sort(argc, argv);
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return clsort_cmd_sort(argc, argv);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        clsort_sort_report_fd = fds[1];
+        int rc = clsort_cmd_sort(argc, argv);
+        (void)!write(fds[1], "", 1); /* an empty name: the command returned */
+        exit(rc);
+    }
+    close(fds[1]);
+    /* the terminal's signals reach the child too; others are passed on */
+    sort_child = pid;
+    static const int sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+    struct sigaction fwd, old[4];
+    memset(&fwd, 0, sizeof fwd);
+    fwd.sa_handler = forward_signal;
+    sigemptyset(&fwd.sa_mask);
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &fwd, &old[i]);
+    char *names = NULL;
+    size_t len = 0, cap = 0;
+    bool returned = false;
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *p = realloc(names, cap = cap * 2 + 8192);
+            if (!p)
+                break;
+            names = p;
+        }
+        ssize_t r = read(fds[0], names + len, cap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fds[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &old[i], NULL);
+    for (size_t i = 0; i < len; i += strlen(names + i) + 1)
+        returned |= names[i] == '\0';
+    if (WIFEXITED(st) && returned) {
+        free(names);
+        return WEXITSTATUS(st);
+    }
+    for (size_t i = 0; i < len; i += strlen(names + i) + 1)
+        if (names[i] && memchr(names + i, 0, len - i))
+            unlink(names + i); /* already renamed into place: gone, no harm */
+    free(names);
+    if (WIFEXITED(st)) { /* exit() inside the driver (LLVM's fatal errors) */
+        fprintf(stderr,
+                "clsort sort: the OpenCL driver ended the process (exit status %d): no output "
+                "was written. If it happens again, 'clsort cache --clear' empties the caches.\n",
+                WEXITSTATUS(st));
+        return 1;
+    }
+    int sig = WTERMSIG(st);
+    if (sig == SIGINT || sig == SIGQUIT || sig == SIGTERM || sig == SIGHUP || sig == SIGKILL) {
+        clsort_cache_forget_process(NULL, (long)pid); /* ended on purpose, not a crash */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return 128 + sig;
+    }
+    fprintf(stderr,
+            "clsort sort: the OpenCL driver crashed (%s): no output was written, the temporary "
+            "files are removed. A damaged kernel cache does this: the next run compiles the "
+            "kernels afresh, and 'clsort cache --clear' empties the caches. If it happens "
+            "again, please report it.\n",
+            strsignal(sig));
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -530,7 +768,11 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "tune"))
         return cmd_tune(argc - 2, argv + 2);
     if (!strcmp(argv[1], "sort"))
-        return clsort_cmd_sort(argc - 2, argv + 2);
+        return sort_guarded(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "cache"))
+        return cmd_cache(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "warmup"))
+        return cmd_warmup(argc - 2, argv + 2);
     fprintf(stderr, "clsort: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return 2;

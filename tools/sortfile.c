@@ -244,8 +244,12 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+int clsort_sort_report_fd = -1;
+
 static int cleanup_add(char *name)
 {
+    if (clsort_sort_report_fd >= 0)
+        (void)!write(clsort_sort_report_fd, name, strlen(name) + 1);
     for (int i = 0; i < CLEANUP_SLOTS; i++)
         if (!cleanup_names[i]) {
             cleanup_names[i] = name;
@@ -1764,6 +1768,10 @@ static int run_job(sort_job *j)
             msg("%s", clsort_context_last_error(NULL));
             return EXIT_RUNTIME;
         }
+        if (clsort_context_recovered(j->ctx))
+            msg("note: a run before this one died inside the OpenCL driver (a damaged kernel "
+                "cache?); the kernels are compiled afresh ('clsort cache --clear' empties the "
+                "caches)");
         if (choose_chunk(j) != 0 || sort_phase(j) != 0)
             return EXIT_RUNTIME;
         if (j->nruns > 1 && merge_phase(j) != 0)

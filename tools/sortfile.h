@@ -10,6 +10,12 @@
  * stderr; writes outputs only through temporary files renamed into place. */
 int clsort_cmd_sort(int argc, char **argv);
 
+/* When >= 0, `clsort sort` writes the name of each temporary output it
+ * creates (NUL-terminated) to this descriptor, for a parent process to
+ * remove should this one die before it can (a crash inside the OpenCL
+ * driver runs LLVM's signal handlers, not the command's). */
+extern int clsort_sort_report_fd;
+
 /* The usage paragraph of `clsort sort`, for `clsort help`: lines of at most
  * 80 columns, ending in a newline. */
 extern const char clsort_sort_usage[];

@@ -38,6 +38,7 @@ import ctypes.util
 import os
 import sys
 import threading
+import warnings
 
 import numpy as np
 
@@ -45,6 +46,7 @@ __all__ = [
     "Error", "Context", "devices", "default_context", "sort", "sort_inplace", "sort_pairs",
     "argsort",
     "sort_segments", "scan", "tuning_keys", "ALGORITHMS", "KEY_DTYPES", "SCAN_DTYPES",
+    "warmup", "clear_cache",
 ]
 
 
@@ -145,6 +147,10 @@ _scan = _fn("clsort_scan", _status, _vp, ctypes.c_int, _vp, _vp, _size_t, ctypes
 _set_tuning = _fn("clsort_context_set_tuning", _status, _vp, ctypes.c_char_p)
 _get_tuning = _fn("clsort_context_get_tuning", _size_t, _vp, ctypes.c_char_p, _size_t)
 _tuning_keys = _fn("clsort_tuning_keys", ctypes.c_char_p)
+_warmup = _fn("clsort_context_warmup", _status, _vp, ctypes.POINTER(ctypes.c_int), _size_t,
+              ctypes.c_uint)
+_recovered = _fn("clsort_context_recovered", ctypes.c_int, _vp)
+_cache_clear = _fn("clsort_cache_clear", _status, ctypes.c_char_p, ctypes.c_int)
 
 # clsort_type values (pinned in clsort.h)
 KEY_DTYPES = {np.dtype(t): code for t, code in (
@@ -268,6 +274,10 @@ def _options(descending, bits, algorithm, radix_bits):
             raise ValueError("bits must be a pair (begin_bit, end_bit)") from None
         # the library checks them against the key width; here only what
         # its unsigned fields can hold
+        if isinstance(begin, (int, np.integer)) and not isinstance(begin, (bool, np.bool_)) \
+                and begin < 0:
+            raise ValueError("bits=(begin_bit, end_bit) counts bits from 0 (the lowest): "
+                             "begin_bit %d is negative" % begin)
         o.begin_bit = _uint(begin, "begin_bit")
         o.end_bit = _uint(end, "end_bit", lo=1)
         if o.end_bit <= o.begin_bit:
@@ -363,6 +373,30 @@ class Context:
         if st != 0:
             raise Error(st, _last_error(None).decode(errors="replace"))
         self._ctx = p
+        if _recovered(p):
+            warnings.warn("clsort: a process before this one died inside the OpenCL driver (a "
+                          "damaged kernel cache?); the kernels are compiled afresh. "
+                          "clsort.clear_cache() (or `clsort cache --clear`) empties the caches.",
+                          RuntimeWarning, stacklevel=2)
+
+    def warmup(self, dtypes=None, *, pairs=False, argsort=False):
+        """Compiles (or loads from the caches) the kernels that sorts of
+        these key dtypes take on the device (None: all ten), keys alone,
+        plus (key, 4-byte value) pairs and 32-bit argsorts on request, so
+        that later sorts, here or in other processes, start at once."""
+        if dtypes is None:
+            codes = list(KEY_DTYPES.values())
+        else:
+            codes = []
+            for d in dtypes:
+                dt = np.dtype(d)
+                if dt not in KEY_DTYPES:
+                    raise TypeError("warmup: dtype %s is not a key type" % dt)
+                codes.append(KEY_DTYPES[dt])
+        arr = (ctypes.c_int * len(codes))(*codes)
+        flags = (1 if pairs else 0) | (2 if argsort else 0)
+        with self._lock:
+            self._check(_warmup(self._live(), arr, len(codes), flags))
 
     def close(self):
         """Releases the context (also at garbage collection)."""
@@ -630,6 +664,20 @@ def default_context():
         if _default is None or _default._ctx is None:  # none yet, or closed
             _default = Context()
         return _default
+
+
+def warmup(dtypes=None, **kw):
+    """Context.warmup on the default context."""
+    return default_context().warmup(dtypes, **kw)
+
+
+def clear_cache(cache_dir=None, *, driver=True):
+    """Empties clsort's cache folder (None: the default; saved tunings
+    stay) and, with driver, PoCL's kernel cache (which other programs
+    share). Call it with no Context in use."""
+    st = _cache_clear(_text(cache_dir, "cache_dir"), 1 if driver else 0)
+    if st != 0:
+        raise Error(st, _last_error(None).decode(errors="replace"))
 
 
 def sort(a, axis=-1, kind=None, **kw):

@@ -119,10 +119,19 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
                                  uint j)
 {
     const uint lid = get_local_id(0);
+#if BT_PAIRS <= 16
     /* a compile-time trip count, so the compare-and-swaps of a work-item
      * are unrolled and their loads overlap */
 #pragma unroll
     for (uint q = 0; q < BT_PAIRS; q++) {
+#else
+    /* many pairs a work-item (PoCL's 16-item groups of 16384 elements have
+     * 512: unrolled whole, PoCL 3.1 took 20-30 s to build the kernel): 16
+     * at a time, as far as this network's size needs (uniform) */
+    const uint pairs = min((uint)BT_PAIRS, (size / 2 + CLSORT_BT_WG - 1) / CLSORT_BT_WG);
+#pragma unroll 16
+    for (uint q = 0; q < pairs; q++) {
+#endif
         uint t = q * CLSORT_BT_WG + lid;
         if (t < size / 2) {
             uint p0 = clsort_insert_zero(t, j);

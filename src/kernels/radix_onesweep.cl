@@ -237,6 +237,10 @@ inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint t
  * takes ordinary stores only: its address is tested as it is, hidden from
  * the compiler, which would take T's alignment as given (it did, and the
  * aligned streaming store faulted). */
+/* 64 bytes read at a 4-byte boundary by a plain load: vload16 would return
+ * them by value from a call, which clang warns about (-Wpsabi) on x86-64
+ * without AVX-512 */
+typedef uint16 clsort_uint16_a4 __attribute__((aligned(4)));
 #define NT_COPY(T, DST, SRC, N)                                                                  \
     do {                                                                                         \
         global T *d_ = (DST);                                                                    \
@@ -250,7 +254,7 @@ inline idx_t clsort_tile_dest(global uint *lb, global const idx_t *bases, uint t
         for (uint i_ = 0; i_ < j_; i_++)                                                         \
             d_[i_] = s_[i_];                                                                     \
         for (; j_ + 64 / sizeof(T) <= n_; j_ += 64 / sizeof(T))                                  \
-            __builtin_nontemporal_store(vload16(0, (const local uint *)(s_ + j_)),               \
+            __builtin_nontemporal_store(*(const local clsort_uint16_a4 *)(s_ + j_),              \
                                         (global uint16 *)(d_ + j_));                             \
         for (; j_ < n_; j_++)                                                                    \
             d_[j_] = s_[j_];                                                                     \

@@ -791,6 +791,151 @@ static void test_merge(void)
     CHECK_FOLDER(NULL, "in.bin", "out.bin", "vals.bin", "vout.bin", "idx.bin", "m.npy", "mp.npy");
 }
 
+/* A kernel build that makes the compiler warn (a macro defined twice in
+ * CLSORT_BUILD_OPTIONS, with a define of this process's id so that no
+ * kernel cache holds the program): nothing on stderr (PoCL's clang writes
+ * "N warnings generated." there), the warning in --build-log's output. */
+static void test_quiet(void)
+{
+    char opts[128];
+    snprintf(opts, sizeof opts, "-DCLSORT_TEST_TWICE=1 -DCLSORT_TEST_TWICE=2 -DCLSORT_TEST_PID=%ld",
+             (long)getpid());
+    setenv("CLSORT_BUILD_OPTIONS", opts, 1);
+    check_sort(CLSORT_F32, 50000, 5, 0, 0, NULL, 0, NULL); /* RUN_OK: stderr empty */
+    int rc = clsort("bench --build-log --cases u8 --sizes 1K --min-reps 1 --no-qsort");
+    CHECK(rc == 0 && !err_text[0], "bench failed (%d): %s", rc, err_text);
+    CHECK(strstr(out_text, "CLSORT_TEST_TWICE") && strstr(out_text, "redefined"),
+          "the build log lacks the warning: %s", out_text);
+    unsetenv("CLSORT_BUILD_OPTIONS");
+}
+
+/* A run of another command that must fail with this status and message
+ * on stderr and print nothing on stdout. */
+#define CMD_FAILS(code, text, ...)                                                                 \
+    do {                                                                                           \
+        int rc_ = clsort(__VA_ARGS__);                                                             \
+        CHECK(rc_ == (code) && strstr(err_text, (text)) && !out_text[0],                           \
+              "expected exit %d with '%s' and no stdout, got %d: %s / %s", code, text, rc_,        \
+              err_text, out_text);                                                                 \
+    } while (0)
+
+/* The other commands' argument checks: usage errors exit 2 before any
+ * output; `info` marks the device CLSORT_DEVICE selects. */
+static void test_commands(void)
+{
+    CMD_FAILS(2, "bad size '0'", "bench --sizes 0");
+    CMD_FAILS(2, "bad size '0'", "bench --sizes 1K,0");
+    CMD_FAILS(2, "--min-reps takes a count", "bench --min-reps -1 --sizes 1K");
+    CMD_FAILS(2, "--min-reps takes a count", "bench --min-reps 0 --sizes 1K");
+    CMD_FAILS(2, "--min-reps takes a count", "bench --min-reps 5x --sizes 1K");
+    CMD_FAILS(2, "radix_bits", "bench --tuning radix_bits=99 --sizes 1K --no-qsort");
+    CMD_FAILS(2, "radix_bits", "bench --tuning radix_bits=99 --scan --sizes 1K");
+    CMD_FAILS(2, "radix_bits", "tune --tuning radix_bits=99 --n 1K");
+    int rc = clsort("bench --sizes 1K --min-reps 1 --keys-only --no-qsort");
+    CHECK(rc == 0 && !err_text[0] && strstr(out_text, "u32 keys"), "bench (%d): %s", rc,
+          err_text);
+    rc = clsort("info");
+    CHECK(rc == 0 && strstr(out_text, "(default)"), "info marks a default (%d): %s", rc, out_text);
+    setenv("CLSORT_DEVICE", "no-such-device-anywhere", 1);
+    rc = clsort("info");
+    CHECK(rc == 0 && !strstr(out_text, "(default)") && strstr(out_text, "matches no device"),
+          "info with a CLSORT_DEVICE that matches nothing (%d): %s", rc, out_text);
+    unsetenv("CLSORT_DEVICE");
+    CMD_FAILS(2, "unknown key type 'u128'", "warmup --types u8,u128");
+    CMD_FAILS(2, "unknown option '--frobnicate'", "warmup --frobnicate");
+    CMD_FAILS(2, "takes --clear", "cache");
+    rc = clsort("warmup --types u16 --pairs --argsort");
+    CHECK(rc == 0 && !err_text[0] && strstr(out_text, "u16") && strstr(out_text, "done in"),
+          "warmup (%d): %s / %s", rc, err_text, out_text);
+}
+
+/* Truncates every file under dir whose name ends in suffix; returns how
+ * many. */
+static int truncate_files(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[8400];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        size_t nl = strlen(e->d_name), sl = strlen(suffix);
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            count += truncate_files(p, suffix);
+        else if (nl >= sl && !strcmp(e->d_name + nl - sl, suffix) && truncate(p, 100) == 0)
+            count++;
+    }
+    closedir(d);
+    return count;
+}
+
+/* PoCL's own kernel cache (what a CPU user has by default) damaged: its
+ * program files, then its kernels. PoCL 3.1 aborts on either: the command
+ * then says so and leaves no file behind; the next run compiles afresh
+ * and sorts, with a note. `clsort cache --clear` empties both caches. */
+static void test_driver_cache_damaged(void)
+{
+    clsort_device_info d[16];
+    size_t n = 0;
+    int pocl = 0;
+    if (clsort_device_list(d, 16, &n) == CLSORT_SUCCESS)
+        for (size_t i = 0; i < n && i < 16; i++)
+            pocl |= d[i].is_default && strstr(d[i].platform_name, "Portable Computing Language");
+    if (!pocl) {
+        printf("(the default device is not PoCL's: nothing to damage)\n");
+        return;
+    }
+    char pc[4400], cc[4400];
+    snprintf(pc, sizeof pc, "%s/pocl-cache", work);
+    snprintf(cc, sizeof cc, "%s/clsort-cache", work);
+    mkdir(pc, 0755);
+    setenv("POCL_CACHE_DIR", pc, 1);
+    setenv("CLSORT_CACHE_DIR", cc, 1);
+    size_t count = 5000; /* one work-group: few kernels to compile */
+    unsigned char *keys = make_keys(CLSORT_U32, count, 7);
+    write_file("in.bin", keys, count * 4);
+    size_t *perm = ref_perm(CLSORT_U32, keys, count, NULL, 0);
+    RUN_OK("sort --type u32 in.bin out.bin");
+    const char *what[] = {"program.bc", ".so"};
+    for (int round = 0; round < 2; round++) {
+        CHECK(truncate_files(pc, what[round]) > 0, "no %s file in PoCL's cache", what[round]);
+        unlink(path_of("out.bin"));
+        int rc = clsort("sort --type u32 in.bin out.bin");
+        printf("damaged %s: exit %d\n", what[round], rc);
+        CHECK((rc == 1 && strstr(err_text, "the OpenCL driver crashed") &&
+               strstr(err_text, "clsort cache --clear")) || (rc == 0 && !err_text[0]),
+              "damaged %s: exit %d: %s", what[round], rc, err_text);
+        if (rc == 0)
+            CHECK_FOLDER(NULL, "in.bin", "pocl-cache", "clsort-cache", "out.bin");
+        else
+            CHECK_FOLDER(NULL, "in.bin", "pocl-cache", "clsort-cache");
+        if (rc == 1) { /* the next run: a note, and the sort */
+            rc = clsort("sort --type u32 in.bin out.bin");
+            CHECK(rc == 0 && strstr(err_text, "died inside the OpenCL driver"),
+                  "after the crash (%s): exit %d: %s", what[round], rc, err_text);
+        }
+        size_t len;
+        unsigned char *out = read_file("out.bin", &len);
+        check_gather(what[round], keys, out, len, perm, count, 4);
+        free(out);
+        RUN_OK("sort --type u32 in.bin out.bin"); /* and then quietly */
+    }
+    int rc = clsort("cache --clear");
+    CHECK(rc == 0 && !err_text[0], "cache --clear: %d %s", rc, err_text);
+    CHECK(truncate_files(pc, "") == 0, "PoCL's cache is empty after cache --clear");
+    CHECK(truncate_files(cc, "") == 0, "clsort's cache is empty after cache --clear");
+    RUN_OK("sort --type u32 in.bin out.bin");
+    unsetenv("POCL_CACHE_DIR");
+    unsetenv("CLSORT_CACHE_DIR");
+    free(perm);
+    free(keys);
+}
+
 /* Every error: message, exit status, and no output left. */
 static void test_errors(void)
 {
@@ -1019,6 +1164,8 @@ static void test_no_leftover(void)
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
         CHECK_FOLDER("sig", "in.bin", "out.bin", "idx.bin");
     }
+    /* a signal sent on purpose is no crash in the driver: no note after it */
+    RUN_OK("sort --type u32 sig/in.bin sig/again.bin");
     free(keys);
 }
 
@@ -1036,6 +1183,9 @@ static const struct {
     {"merge", test_merge},
     {"errors", test_errors},
     {"no_leftover", test_no_leftover},
+    {"quiet", test_quiet},
+    {"commands", test_commands},
+    {"driver_cache_damaged", test_driver_cache_damaged},
 };
 
 int main(int argc, char **argv)

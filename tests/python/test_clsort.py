@@ -396,6 +396,8 @@ class Errors(unittest.TestCase):
             CTX.sort_inplace(np.ma.array(x, mask=x % 2 == 0))  # the mask would not move
         with self.assertRaises(TypeError):
             CTX.sort_inplace(x, bits=(True, 3))
+        with self.assertRaisesRegex(ValueError, "begin_bit -1 is negative"):
+            CTX.sort_inplace(x, bits=(-1, 8))
         with self.assertRaises(ValueError):
             CTX.sort_inplace(x, bits=(0, 2 ** 32))  # not wrapped to a full-width sort
         with self.assertRaises(ValueError):
@@ -469,6 +471,56 @@ class Errors(unittest.TestCase):
         np.testing.assert_array_equal(bits_of(out), bits_of(x[ref_perm(x)]))
         np.testing.assert_array_equal(clsort.argsort(x), ref_perm(x))
         self.assertIsInstance(clsort.default_context(), clsort.Context)
+
+    def test_warmup_and_clear_cache(self):
+        CTX.warmup([np.uint8])
+        with self.assertRaises(TypeError):
+            CTX.warmup([np.complex64])
+        import tempfile
+        saved = os.environ.get("POCL_CACHE_DIR")
+        with tempfile.TemporaryDirectory() as mine, tempfile.TemporaryDirectory() as pocl:
+            for d, name in ((mine, "0123456789abcdef.clbin"), (mine, "tuning-x.txt"),
+                            (pocl, "program.bc")):
+                open(os.path.join(d, name), "w").close()
+            os.environ["POCL_CACHE_DIR"] = pocl  # what clear_cache removes, not PoCL's own
+            try:
+                clsort.clear_cache(mine, driver=False)
+                self.assertEqual(sorted(os.listdir(mine)), ["tuning-x.txt"])
+                self.assertEqual(os.listdir(pocl), ["program.bc"])
+                clsort.clear_cache(mine)
+                self.assertEqual(os.listdir(pocl), [])
+                self.assertEqual(os.listdir(mine), ["tuning-x.txt"])  # saved tunings stay
+            finally:
+                if saved is None:
+                    del os.environ["POCL_CACHE_DIR"]
+                else:
+                    os.environ["POCL_CACHE_DIR"] = saved
+
+    def test_crash_mark(self):
+        """A mark left by a process that died inside PoCL (busy-*, unlocked)
+        makes the next context compile afresh and warn; a mark a live
+        process holds locked does not."""
+        if "Portable Computing Language" not in CTX.device["platform_name"]:
+            self.skipTest("the guard runs on PoCL only")
+        import fcntl
+        import tempfile
+        import warnings
+        with tempfile.TemporaryDirectory() as d:
+            open(os.path.join(d, "busy-1-0"), "w").close()
+            with self.assertWarnsRegex(RuntimeWarning, "died inside the OpenCL driver"):
+                clsort.Context(DEVICE, cache_dir=d).close()
+            self.assertFalse(os.path.exists(os.path.join(d, "busy-1-0")))
+            with open(os.path.join(d, "driver-salt.txt")) as f:
+                self.assertEqual(f.read().strip(), "1")
+            with open(os.path.join(d, "busy-2-0"), "w") as held:
+                fcntl.lockf(held, fcntl.LOCK_EX)  # alive: a child process tests the lock
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    import subprocess
+                    code = ("import clsort, warnings; warnings.simplefilter('error'); "
+                            "clsort.Context(%r, cache_dir=%r).close()" % (DEVICE, d))
+                    subprocess.run([sys.executable, "-c", code], check=True)
+                self.assertTrue(os.path.exists(os.path.join(d, "busy-2-0")))
 
 
 if __name__ == "__main__":
