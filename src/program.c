@@ -53,9 +53,9 @@ static char *build_log(cl_program prog, cl_device_id dev)
     return log;
 }
 
-/* PoCL's clang writes its "N warnings generated." line to the process's
- * fd 2, outside the build log. Around a PoCL build, fd 2 goes to a
- * temporary file; the compiler's summary lines join the build log and
+/* PoCL's clang (and NVIDIA's compiler) write their "N warnings generated."
+ * line to the process's fd 2, outside the build log. Around a build, fd 2
+ * goes to a temporary file; the compiler's summary lines join the build log and
  * anything else (another thread's output, written meanwhile) goes back to
  * stderr afterwards, late but not lost. One build at a time in the
  * process holds fd 2 (the mutex). */
@@ -195,7 +195,9 @@ static clsort_status from_source(clsort_context *ctx, const char *const *files, 
         return clsort_fail(ctx, err, "clCreateProgramWithSource failed: %s",
                            clsort_status_string(err));
     stderr_capture cap;
-    const bool capture = ctx->facts.vendor == CLSORT_VENDOR_POCL && capture_begin(&cap);
+    /* PoCL's clang and NVIDIA's compiler both write "N warnings generated."
+     * to the process's stderr: it belongs in the build log */
+    const bool capture = capture_begin(&cap);
     clsort_guard_enter(ctx);
     err = clBuildProgram(prog, 1, &ctx->device, options, NULL, NULL);
     clsort_guard_leave(ctx);
