@@ -25,8 +25,7 @@ int bench_parse_case(const char *spec, bench_case *c)
         i++;
     }
     c->key_type = clsort_type_from_name(key);
-    if (!(c->key_type == CLSORT_U8 || c->key_type == CLSORT_U16 || c->key_type == CLSORT_U32 ||
-          c->key_type == CLSORT_U64))
+    if (!c->key_type)
         return -1;
     const char *p = spec + i;
     if (*p == '+') {
@@ -43,13 +42,8 @@ int bench_parse_case(const char *spec, bench_case *c)
         p += used;
     }
     if (*p == '@') {
-        int found = 0;
-        for (int d = 0; d < DATA_DIST_COUNT; d++)
-            if (!strcmp(p + 1, data_dist_name((data_dist)d))) {
-                c->dist = (data_dist)d;
-                found = 1;
-            }
-        if (!found)
+        c->dist = data_dist_from_name(p + 1);
+        if (c->dist == DATA_DIST_ALL)
             return -1;
         p += strlen(p);
     }
@@ -98,6 +92,28 @@ static inline uint64_t get_key(const void *p, size_t i, size_t bytes)
     case 4: { uint32_t v; memcpy(&v, c, 4); return v; }
     default: { uint64_t v; memcpy(&v, c, 8); return v; }
     }
+}
+
+/* The key's order-preserving unsigned image (clsort.h, "Key order"): the
+ * key for unsigned types, the sign bit flipped for signed ones, and for
+ * floats -0.0 read as +0.0, every NaN as all ones, the bits flipped. */
+static inline uint64_t ord_key(clsort_type t, const void *p, size_t i)
+{
+    const size_t kb = clsort_type_size(t);
+    uint64_t u = get_key(p, i, kb);
+    const uint64_t sign = 1ull << (kb * 8 - 1), all = kb == 8 ? ~0ull : (1ull << (kb * 8)) - 1;
+    if (t == CLSORT_I8 || t == CLSORT_I16 || t == CLSORT_I32 || t == CLSORT_I64)
+        return u ^ sign;
+    if (t == CLSORT_F32 || t == CLSORT_F64) {
+        const uint64_t expo = kb == 4 ? 0x7f800000ull : 0x7ff0000000000000ull;
+        const uint64_t mant = kb == 4 ? 0x007fffffull : 0x000fffffffffffffull;
+        if ((u & ~sign) == 0)
+            return sign;
+        if ((u & expo) == expo && (u & mant))
+            return all;
+        return (u & sign) ? (~u & all) : (u | sign);
+    }
+    return u;
 }
 
 static inline uint64_t get_val(const void *p, size_t i, size_t bytes)
@@ -261,9 +277,10 @@ static int check_one(const bench_case *c, size_t n, const void *keys_in, const r
         uint64_t a = get_key(keys_in, i, kb), b = get_key(keys_out, i, kb);
         s_in[0] += a, s_in[1] += a * a, s_in[2] += mix64(a);
         s_out[0] += b, s_out[1] += b * b, s_out[2] += mix64(b);
-        if (i > 0 && (get_key(keys_out, i - 1, kb) & mask) > (b & mask))
+        const uint64_t ob = ord_key(c->key_type, keys_out, i);
+        if (i > 0 && (ord_key(c->key_type, keys_out, i - 1) & mask) > (ob & mask))
             return 0;
-        if (ref && (b & mask) != ref[i].key)
+        if (ref && (ob & mask) != ref[i].key)
             return 0;
     }
     if (memcmp(s_in, s_out, sizeof s_in))
@@ -281,7 +298,8 @@ static int check_one(const bench_case *c, size_t n, const void *keys_in, const r
             else
                 seen[v / 8] |= (unsigned char)(1u << (v % 8));
             if (ok && i > 0 &&
-                (get_key(keys_out, i - 1, kb) & mask) == (get_key(keys_out, i, kb) & mask) &&
+                (ord_key(c->key_type, keys_out, i - 1) & mask) ==
+                    (ord_key(c->key_type, keys_out, i) & mask) &&
                 get_val(vals_out, i - 1, c->value_size) > v)
                 ok = 0; /* not stable */
             if (ok && ref && v != ref[i].idx)
@@ -412,7 +430,8 @@ static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const benc
         /* Full-width keys alone: qsort of the keys themselves, as a user
          * would call it; otherwise of (key, index) records, which makes it
          * stable. */
-        bool plain = !c->value_size && mask == (kb == 8 ? ~0ull : (1ull << (kb * 8)) - 1);
+        bool plain = !c->value_size && mask == (kb == 8 ? ~0ull : (1ull << (kb * 8)) - 1) &&
+                     c->key_type == CLSORT_U32;
         double t0 = 0;
         if (plain && kb == 4) {
             uint32_t *copy = malloc(n * 4 + 4);
@@ -428,7 +447,7 @@ static clsort_status run_one(clsort_context *ctx, cl_command_queue q, const benc
             }
         }
         for (size_t i = 0; i < n; i++) {
-            ref[i].key = get_key(keys, i, kb) & mask;
+            ref[i].key = ord_key(c->key_type, keys, i) & mask;
             ref[i].idx = i;
         }
         t0 = now_ms();

@@ -1,15 +1,28 @@
 /* data.c - input generators (see data.h). */
 #include "data.h"
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *data_dist_name(data_dist d)
 {
-    static const char *const names[] = {"uniform",   "all-equal", "sorted",    "reversed",
-                                        "few-unique", "0-255",     "0-65535",   "0-1023",    "high-bits",
-                                        "one-digit", "specials"};
-    return (unsigned)d < DATA_DIST_COUNT ? names[d] : "?";
+    static const char *const names[] = {
+        "uniform",  "all-equal", "sorted",  "reversed", "few-unique",   "0-255",
+        "0-65535",  "0-1023",    "high-bits", "one-digit", "specials",  "normal",
+        "exponential", "zipf-1k", "zipf-1m", "few-2",   "few-1024",     "sorted-swaps",
+        "sorted-runs", "and-2",  "and-4",   "low-20"};
+    _Static_assert(sizeof names / sizeof names[0] == DATA_DIST_ALL, "a name per distribution");
+    return (unsigned)d < DATA_DIST_ALL ? names[d] : "?";
+}
+
+data_dist data_dist_from_name(const char *name)
+{
+    for (int d = 0; d < DATA_DIST_ALL; d++)
+        if (name && !strcmp(name, data_dist_name((data_dist)d)))
+            return (data_dist)d;
+    return DATA_DIST_ALL;
 }
 
 static void put(void *dst, size_t i, unsigned bytes, uint64_t v)
@@ -83,6 +96,141 @@ static uint64_t special(clsort_type type, unsigned bytes, uint64_t r)
     }
 }
 
+/* A uniform double in (0, 1). */
+static double unit(data_rng *r) { return ((double)(data_next(r) >> 11) + 0.5) / 9007199254740992.0; }
+
+/* The bit pattern of a real number in the key type: floats themselves,
+ * integers the value scaled by `scale` about `mid`, clamped to the type. */
+static uint64_t real_pattern(clsort_type type, unsigned bytes, double x, double mid, double scale)
+{
+    if (type == CLSORT_F32) {
+        float f = (float)x;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return u;
+    }
+    if (type == CLSORT_F64) {
+        uint64_t u;
+        memcpy(&u, &x, 8);
+        return u;
+    }
+    const bool is_signed = type >= CLSORT_I8 && type <= CLSORT_I64;
+    const double top = bytes == 8 ? 18446744073709549568.0 : (double)width_mask(bytes);
+    double img = mid + x * scale; /* the unsigned image */
+    if (img < 0)
+        img = 0;
+    if (img > top)
+        img = top;
+    uint64_t v = (uint64_t)img;
+    return is_signed ? v ^ (1ull << (bytes * 8 - 1)) : v;
+}
+
+/* Zipf ranks (s = 1) over k values by inverse transform on the cumulative
+ * harmonic table. */
+static size_t zipf_rank(const double *cum, size_t k, double u)
+{
+    size_t lo = 0, hi = k - 1;
+    u *= cum[k - 1];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cum[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The suite's distributions (DATA_NORMAL and after). */
+static void fill_suite(void *dst, clsort_type type, unsigned bytes, size_t n, data_dist dist,
+                       data_rng *r)
+{
+    const uint64_t m = width_mask(bytes);
+    const double range = bytes == 8 ? 18446744073709551615.0 : (double)m;
+    switch (dist) {
+    case DATA_NORMAL:
+        for (size_t i = 0; i < n; i++) {
+            double u1 = unit(r), u2 = unit(r);
+            double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+            put(dst, i, bytes, real_pattern(type, bytes, z, range / 2, range / 16) & m);
+        }
+        return;
+    case DATA_EXPONENTIAL:
+        for (size_t i = 0; i < n; i++)
+            put(dst, i, bytes, real_pattern(type, bytes, -log(unit(r)), 0, range / 64) & m);
+        return;
+    case DATA_ZIPF_1K:
+    case DATA_ZIPF_1M: {
+        const size_t k = dist == DATA_ZIPF_1K ? 1024 : (size_t)1 << 20;
+        double *cum = malloc(k * sizeof *cum);
+        uint64_t *val = malloc(k * sizeof *val);
+        if (!cum || !val) {
+            free(cum);
+            free(val);
+            memset(dst, 0, n * bytes);
+            return;
+        }
+        double acc = 0;
+        for (size_t j = 0; j < k; j++) {
+            acc += 1.0 / (double)(j + 1);
+            cum[j] = acc;
+            val[j] = data_next(r) & m;
+        }
+        for (size_t i = 0; i < n; i++)
+            put(dst, i, bytes, val[zipf_rank(cum, k, unit(r))]);
+        free(cum);
+        free(val);
+        return;
+    }
+    case DATA_FEW_2:
+    case DATA_FEW_1024: {
+        const size_t k = dist == DATA_FEW_2 ? 2 : 1024;
+        uint64_t pool[1024];
+        for (size_t j = 0; j < k; j++)
+            pool[j] = data_next(r) & m;
+        for (size_t i = 0; i < n; i++)
+            put(dst, i, bytes, pool[data_next(r) % k]);
+        return;
+    }
+    case DATA_SORTED_SWAPS: {
+        for (size_t i = 0; i < n; i++)
+            put(dst, i, bytes, ordered_pattern(type, bytes, i, n));
+        unsigned char tmp[8], *p = dst;
+        for (size_t s = 0; n > 1 && s < n / 200; s++) { /* 1% of the positions */
+            size_t a = data_next(r) % n, b = data_next(r) % n;
+            memcpy(tmp, p + a * bytes, bytes);
+            memcpy(p + a * bytes, p + b * bytes, bytes);
+            memcpy(p + b * bytes, tmp, bytes);
+        }
+        return;
+    }
+    case DATA_SORTED_RUNS: {
+        const size_t runs = 64, len = (n + runs - 1) / runs;
+        for (size_t i = 0; i < n; i++)
+            put(dst, i, bytes, ordered_pattern(type, bytes, i % len, len));
+        return;
+    }
+    case DATA_AND_2:
+    case DATA_AND_4:
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = data_next(r) & data_next(r);
+            if (dist == DATA_AND_4)
+                v &= data_next(r) & data_next(r);
+            put(dst, i, bytes, v & m);
+        }
+        return;
+    case DATA_LOW_20: {
+        const uint64_t low = bytes >= 4 ? 0xfffffull : m, base = data_next(r) & m & ~low;
+        for (size_t i = 0; i < n; i++)
+            put(dst, i, bytes, base | (data_next(r) & low));
+        return;
+    }
+    default:
+        memset(dst, 0, n * bytes);
+        return;
+    }
+}
+
 void data_fill(void *dst, clsort_type type, size_t n, data_dist dist, uint64_t seed)
 {
     unsigned bytes = (unsigned)clsort_type_size(type);
@@ -90,6 +238,10 @@ void data_fill(void *dst, clsort_type type, size_t n, data_dist dist, uint64_t s
         return;
     data_rng r = {seed * 0x2545f4914f6cdd1dull + (uint64_t)dist + 1};
     uint64_t m = width_mask(bytes);
+    if (dist >= DATA_DIST_COUNT) {
+        fill_suite(dst, type, bytes, n, dist, &r);
+        return;
+    }
     uint64_t pool[16];
     for (int i = 0; i < 16; i++)
         pool[i] = data_next(&r) & m;

@@ -21,10 +21,28 @@ typedef enum data_dist {
     DATA_SPECIALS,      /* uniform with the type's special values sprinkled:
                            min, max, 0, and for floats +-0.0, +-inf, quiet and
                            signalling NaNs of both signs with payloads */
-    DATA_DIST_COUNT
+    DATA_DIST_COUNT,    /* the set above: the unit tests loop over it */
+    /* The distribution suite of the benchmark (real data: skewed, repeated,
+     * presorted); `clsort bench --dist all` runs every one. Integer keys
+     * take the same shapes over their range (normal and exponential about
+     * the middle and the bottom of the range). */
+    DATA_NORMAL = DATA_DIST_COUNT, /* N(0, 1) floats */
+    DATA_EXPONENTIAL,   /* Exp(1) floats */
+    DATA_ZIPF_1K,       /* Zipf, s = 1, over 2^10 values drawn from the whole range */
+    DATA_ZIPF_1M,       /* the same over 2^20 values */
+    DATA_FEW_2,         /* 2 distinct values drawn from the whole range */
+    DATA_FEW_1024,      /* 1024 of them (few-unique has 16) */
+    DATA_SORTED_SWAPS,  /* sorted, then 1% of the positions swapped in pairs */
+    DATA_SORTED_RUNS,   /* 64 sorted runs one after the other */
+    DATA_AND_2,         /* entropy-reduced: the AND of 2 uniform words */
+    DATA_AND_4,         /* the AND of 4 */
+    DATA_LOW_20,        /* one random value with its low 20 bits random */
+    DATA_DIST_ALL       /* every distribution, the suite included */
 } data_dist;
 
 const char *data_dist_name(data_dist d);
+/* The distribution of that name, or DATA_DIST_ALL when none has it. */
+data_dist data_dist_from_name(const char *name);
 
 /* A small fast generator (splitmix64). */
 typedef struct data_rng {

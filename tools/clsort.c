@@ -45,11 +45,14 @@ static void usage(FILE *f)
             "  --sizes N,N,...      sizes (suffixes K, M, G: powers of two)\n"
             "  --keys-only          skip the pairs\n"
             "  --cases C,C,...      cases instead of u32 keys and pairs: KEY[+VBYTES][:B:E][@DIST]\n"
-            "                       KEY u8, u16, u32 or u64; VBYTES 4 or 8; B:E the bits;\n"
+            "                       KEY u8..u64, i8..i64, f32, f64; VBYTES 4 or 8; B:E the bits;\n"
             "                       DIST uniform (default), all-equal, sorted, reversed,\n"
             "                       few-unique, 0-255, 0-65535, 0-1023, high-bits,\n"
-            "                       one-digit, specials\n"
-            "                       e.g. u32, u32+4, u64+4, u32:0:10, u32+4@0-1023\n"
+            "                       one-digit, specials, and the suite: normal,\n"
+            "                       exponential, zipf-1k, zipf-1m, few-2, few-1024,\n"
+            "                       sorted-swaps, sorted-runs, and-2, and-4, low-20\n"
+            "                       e.g. u32, u32+4, u64+4, u32:0:10, u32+4@0-1023, f32@normal\n"
+            "  --dist D             every case with distribution D, or with each one (all)\n"
             "  --copy               also measure the device's copy bandwidth\n"
             "  --algorithms         instead: Bainville's table (selection, bitonic and radix\n"
             "                       sorts, rate against log2 N from 8 to 20; selection\n"
@@ -159,6 +162,7 @@ static int cmd_bench(int argc, char **argv)
     cfg.seed = 20111;
     const char *json = NULL;
     static bench_case cases[32];
+    const char *dist = NULL;
     int copy = 0, algorithms = 0, table = 1, scan = 0;
     size_t batch_count = 200, batch_len = 8192;
     for (int i = 0; i < argc; i++) {
@@ -187,6 +191,13 @@ static int cmd_bench(int argc, char **argv)
             cfg.keep_pool = 1;
         else if (!strcmp(a, "--host"))
             cfg.host = 1;
+        else if (!strcmp(a, "--dist") && next) {
+            dist = argv[++i];
+            if (strcmp(dist, "all") && data_dist_from_name(dist) == DATA_DIST_ALL) {
+                fprintf(stderr, "clsort bench: unknown distribution '%s'\n", dist);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--algorithms"))
             algorithms = 1;
         else if (!strcmp(a, "--scan"))
@@ -302,7 +313,25 @@ static int cmd_bench(int argc, char **argv)
         }
         return 0;
     }
-    bench_row rows[128];
+    if (dist) { /* every case with the distribution, or with each one */
+        static bench_case expanded[512];
+        static char names[512][64];
+        size_t k = 0;
+        for (size_t c = 0; c < cfg.ncases; c++)
+            for (int d = 0; d < DATA_DIST_ALL && k < 512; d++) {
+                if (strcmp(dist, "all") && d != (int)data_dist_from_name(dist))
+                    continue;
+                expanded[k] = cfg.cases[c];
+                expanded[k].dist = (data_dist)d;
+                snprintf(names[k], sizeof names[k], "%.40s@%s", cfg.cases[c].name,
+                         data_dist_name((data_dist)d));
+                expanded[k].name = names[k];
+                k++;
+            }
+        cfg.cases = expanded;
+        cfg.ncases = k;
+    }
+    static bench_row rows[1024];
     size_t nrows = 0;
     double gbs = 0;
     if (copy) {
@@ -312,7 +341,7 @@ static int cmd_bench(int argc, char **argv)
         else
             fprintf(stderr, "clsort bench: %s\n", err);
     }
-    clsort_status s = bench_run(&cfg, rows, 128, &nrows, err, sizeof err);
+    clsort_status s = bench_run(&cfg, rows, sizeof rows / sizeof rows[0], &nrows, err, sizeof err);
     if (nrows)
         bench_print(stdout, rows, nrows);
     if (json) {

@@ -47,7 +47,7 @@ static bool parse_case(const std::string &s, Case &c)
         std::string d = rest.substr(at + 1);
         rest = rest.substr(0, at);
         bool found = false;
-        for (int i = 0; i < DATA_DIST_COUNT; i++)
+        for (int i = 0; i < DATA_DIST_ALL; i++)
             if (d == data_dist_name((data_dist)i)) {
                 c.dist = (data_dist)i;
                 found = true;
