@@ -519,17 +519,24 @@ static void merge_part(void *arg, unsigned j, unsigned n)
         merge_range(p, d0, d1, kb, rb);
 }
 
-/* Merges the sorted runs of m (run r: elements [starts[r], starts[r+1]))
- * into one sorted, stable sequence, in rounds of pairs, through the
- * scratch arrays; the result ends in the caller's arrays. */
+/* Merges the sorted runs of m (run r: elements [starts[r], starts[r+1]),
+ * in the caller's arrays or, with runs_in_scratch, in the scratch arrays)
+ * into one sorted, stable sequence, in rounds of pairs; the result ends in
+ * the caller's arrays. */
 void clsort_host_merge(clsort_team *t, const clsort_merge *m)
 {
     const size_t kb = m->by_index ? 0 : m->key_bytes;
     const size_t rb = m->by_index ? m->index_bytes : m->value_bytes;
     size_t nruns = m->nruns;
     size_t *starts = m->starts; /* rewritten in place, round by round */
-    char *sk = m->keys, *sv = m->by_index ? m->indices : m->values;
-    char *dk = m->scratch_keys, *dv = m->scratch_vals;
+    char *home_k = m->keys, *home_v = m->by_index ? m->indices : m->values;
+    char *sk = home_k, *sv = home_v, *dk = m->scratch_keys, *dv = m->scratch_vals;
+    if (m->runs_in_scratch) {
+        sk = m->scratch_keys;
+        sv = m->scratch_vals;
+        dk = home_k;
+        dv = home_v;
+    }
     while (nruns > 1) {
         size_t out = 0;
         for (size_t r = 0; r < nruns; r += 2) {
@@ -557,9 +564,8 @@ void clsort_host_merge(clsort_team *t, const clsort_merge *m)
         char *x = sk; sk = dk; dk = x;
         x = sv; sv = dv; dv = x;
     }
-    if (sk != m->keys && kb)
-        clsort_host_copy(t, m->keys, sk, starts[1] * kb);
-    char *home = m->by_index ? m->indices : m->values;
-    if (rb && sv != home)
-        clsort_host_copy(t, home, sv, starts[1] * rb);
+    if (kb && sk != home_k)
+        clsort_host_copy(t, home_k, sk, starts[1] * kb);
+    if (rb && sv != home_v)
+        clsort_host_copy(t, home_v, sv, starts[1] * rb);
 }

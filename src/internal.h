@@ -467,6 +467,7 @@ typedef struct clsort_merge {
     char *keys, *values, *indices;
     size_t value_bytes;     /* 0: keys alone */
     char *scratch_keys, *scratch_vals; /* as large as keys and values (or indices) */
+    bool runs_in_scratch;   /* the sorted runs are in the scratch arrays */
     size_t nruns;
     size_t *starts;         /* nruns + 1 run boundaries; overwritten */
 } clsort_merge;

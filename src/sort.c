@@ -397,25 +397,39 @@ static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const ho
     const size_t vbytes = rq->mode == MODE_PAIRS ? n * rq->value_size : 0;
     const size_t ibytes = rq->mode == MODE_ARGSORT ? n * rq->index_bytes : 0;
     CLSORT_TRY(check_memory(ctx, rq, false, 0));
-    cl_mem dk = NULL, dv = NULL;
-    const void *keys = ha->keys_in;
-    if (ha->keys_out && ha->keys_out != ha->keys_in) {
-        /* a sorted copy: the copy by host threads, then the sort in place */
-        clsort_team *team = clsort_team_start(clsort_host_threads(ctx));
-        clsort_host_copy(team, ha->keys_out, ha->keys_in, kbytes);
-        clsort_team_stop(team);
-        keys = ha->keys_out;
-    }
-    clsort_status st =
-        clsort_host_wrap(ctx, (void *)keys, kbytes, rq->mode == MODE_ARGSORT, &dk);
+    cl_mem dk = NULL, dv = NULL, din = NULL;
+    cl_event gate = NULL;
+    const bool copy = ha->keys_out && ha->keys_out != ha->keys_in;
+    clsort_status st = clsort_host_wrap(ctx, copy ? ha->keys_out : (void *)ha->keys_in, kbytes,
+                                        rq->mode == MODE_ARGSORT, &dk);
     if (st == CLSORT_SUCCESS && (vbytes || ibytes))
         st = clsort_host_wrap(ctx, vbytes ? ha->values : ha->indices, vbytes + ibytes, false, &dv);
-    if (st != CLSORT_SUCCESS)
+    cl_int err = CL_SUCCESS;
+    if (st == CLSORT_SUCCESS && copy) {
+        /* a sorted copy: the keys copied into the output on the queue, held
+         * back by a user event until the sort is enqueued, so that a
+         * failure to enqueue it (a build, the pool) writes nothing */
+        st = clsort_host_wrap(ctx, (void *)ha->keys_in, kbytes, true, &din);
+        if (st == CLSORT_SUCCESS)
+            gate = clCreateUserEvent(ctx->cl, &err);
+        if (err == CL_SUCCESS && gate)
+            err = clEnqueueCopyBuffer(ctx->queue, din, dk, 0, 0, kbytes, 1, &gate, NULL);
+        if (st == CLSORT_SUCCESS && err != CL_SUCCESS)
+            st = clsort_fail(ctx, err, "%s: copying the keys failed: %s", rq->fn,
+                             clsort_status_string(err));
+    }
+    if (st != CLSORT_SUCCESS) {
+        if (gate) {
+            clSetUserEventStatus(gate, -1);
+            clFinish(ctx->queue);
+        }
         goto out;
+    }
     clsort_seq seq = {0, NULL};
     cl_mem recs = NULL;
     st = run_request(ctx, rq, dk, 0, dv, 0, false, &seq, &recs);
-    cl_int err = CL_SUCCESS;
+    if (gate)
+        clSetUserEventStatus(gate, st == CLSORT_SUCCESS ? CL_COMPLETE : -1);
     if (st == CLSORT_SUCCESS && recs)
         err = clEnqueueCopyBuffer(ctx->queue, recs, dv, 0, 0, vbytes, 0, NULL, NULL);
     cl_int fin = clFinish(ctx->queue);
@@ -431,6 +445,10 @@ static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const ho
         st = clsort_fail(ctx, err, "%s: running the sort failed: %s", rq->fn,
                          clsort_status_string(err));
 out:
+    if (gate)
+        clReleaseEvent(gate);
+    if (din)
+        clReleaseMemObject(din);
     if (dk)
         clReleaseMemObject(dk);
     if (dv)
@@ -572,6 +590,8 @@ static clsort_status host_sort_runs(clsort_context *ctx, request *rq, const host
     nruns = (n + run - 1) / run;
     const bool argsort = rq->mode == MODE_ARGSORT;
     const size_t rb = argsort ? rq->index_bytes : rq->mode == MODE_PAIRS ? rq->value_size : 0;
+    if (!argsort && !ha->keys_out)
+        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "%s: no output for the runs", rq->fn);
     size_t *starts = malloc((nruns + 1) * sizeof *starts);
     char *sk = argsort ? NULL : malloc(n * kb);
     char *sv = rb ? malloc(n * rb) : NULL;
@@ -583,8 +603,12 @@ static clsort_status host_sort_runs(clsort_context *ctx, request *rq, const host
                            "%s: no host memory for the merge's %zu bytes", rq->fn,
                            n * ((argsort ? 0 : kb) + rb));
     }
+    /* Each run is sorted into the scratch arrays; the caller's arrays are
+     * written only by the merge, which cannot fail. */
     clsort_status st = CLSORT_SUCCESS;
     clsort_team *team = clsort_team_start(clsort_host_threads(ctx));
+    const bool pairs = rq->mode == MODE_PAIRS;
+    const size_t vs = rq->value_size;
     for (size_t r = 0; r < nruns && st == CLSORT_SUCCESS; r++) {
         const size_t lo = r * run, len = n - lo < run ? n - lo : run;
         starts[r] = lo;
@@ -592,13 +616,28 @@ static clsort_status host_sort_runs(clsort_context *ctx, request *rq, const host
         sub.job.n = len;
         if (sub.records)
             sub.index_bytes = len > 0xffffffffull ? 8 : 4;
-        host_arrays h = {(const char *)ha->keys_in + lo * kb,
-                         ha->keys_out ? (char *)ha->keys_out + lo * kb : NULL,
-                         ha->values ? (char *)ha->values + lo * rq->value_size : NULL,
-                         ha->indices ? (char *)ha->indices + lo * rq->index_bytes : NULL};
+        const char *kin = (const char *)ha->keys_in + lo * kb;
+        host_arrays h = {kin, NULL, NULL, NULL};
+        if (argsort) {
+            h.indices = sv + lo * rb;
+        } else if (pairs) { /* keys and values copied out, sorted there */
+            clsort_host_copy(team, sk + lo * kb, kin, len * kb);
+            clsort_host_copy(team, sv + lo * vs, (const char *)ha->values + lo * vs, len * vs);
+            h.keys_in = h.keys_out = sk + lo * kb;
+            h.values = sv + lo * vs;
+        } else { /* a sorted copy */
+            h.keys_out = sk + lo * kb;
+        }
         if (len == 1) {
-            if (argsort)
-                memset(h.indices, 0, rq->index_bytes);
+            if (argsort && rq->index_bytes == 4) {
+                const uint32_t i32 = (uint32_t)lo;
+                memcpy(h.indices, &i32, 4);
+            } else if (argsort) {
+                const uint64_t i64 = lo;
+                memcpy(h.indices, &i64, 8);
+            } else if (!pairs) {
+                memcpy(h.keys_out, kin, kb);
+            }
             continue;
         }
         st = host_sort_one(ctx, &sub, &h);
@@ -623,6 +662,7 @@ static clsort_status host_sort_runs(clsort_context *ctx, request *rq, const host
                           .value_bytes = rq->mode == MODE_PAIRS ? rq->value_size : 0,
                           .scratch_keys = sk,
                           .scratch_vals = sv,
+                          .runs_in_scratch = true,
                           .nruns = nruns,
                           .starts = starts};
         clsort_host_merge(team, &m);

@@ -244,6 +244,21 @@ void test_host_runs(void)
         }
         snprintf(label, sizeof label, "%s runs sorted copy i64", paths[p]);
         sorted_copy(ctx, CLSORT_I64, 300007, DATA_NARROW_16, 0, label);
+        /* a last run of one element (runs of a multiple of 4096) */
+        static const size_t odd[] = {12289, 32769};
+        for (size_t i = 0; i < 2; i++) {
+            snprintf(label, sizeof label, "%s runs sorted copy n=%zu", paths[p], odd[i]);
+            sorted_copy(ctx, CLSORT_U32, odd[i], DATA_UNIFORM, 0, label);
+            sort_case a = {.type = CLSORT_U32, .dist = DATA_UNIFORM, .n = odd[i],
+                           .mode = CHECK_ARGSORT, .index_type = i ? CLSORT_U64 : CLSORT_U32};
+            a.seed = test_seed("host_runs_odd", odd[i], (unsigned)p);
+            snprintf(label, sizeof label, "%s runs argsort n=%zu", paths[p], odd[i]);
+            sort_and_check(ctx, &a, label);
+            a.mode = CHECK_PAIRS;
+            a.value_size = 8;
+            snprintf(label, sizeof label, "%s runs pairs n=%zu", paths[p], odd[i]);
+            sort_and_check(ctx, &a, label);
+        }
         sort_case c = {.type = CLSORT_F64, .dist = DATA_SPECIALS, .n = 400009};
         c.seed = test_seed("host_runs_f", c.n, (unsigned)p);
         snprintf(label, sizeof label, "%s runs f64 specials", paths[p]);
@@ -300,6 +315,42 @@ void test_host_unchanged(void)
               clsort_status_string(s));
         CHECK(!memcmp(k, k0, n * 4), "%s: keys changed by a refused call", paths[p]);
         clsort_context_release(ctx);
+    }
+    /* Kernel builds that fail: on the mapped route's sorted copy (the output
+     * must stay as it was), and for the short last run of a sort in runs
+     * (bitonic, which the other runs do not use: the earlier runs must not
+     * have been written to the caller's arrays) */
+    for (size_t p = 0; p < 2; p++) {
+        setenv("CLSORT_BUILD_OPTIONS", p ? "-DCLSORT_BT_STABLE=+" : "-cl-std=CL9.9", 1);
+        setenv("CLSORT_TUNING", "small_max=4096", 1);
+        clsort_context_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.device = getenv("CLSORT_TEST_DEVICE");
+        cfg.cache_dir = ""; /* no cached binaries */
+        cfg.device_memory = p ? (uint64_t)256 << 10 : 0;
+        setenv("CLSORT_HOST_PATH", p ? "staged" : "mapped", 1);
+        clsort_context *c2 = NULL;
+        clsort_status s = clsort_context_create_with_config(&c2, &cfg);
+        unsetenv("CLSORT_BUILD_OPTIONS");
+        unsetenv("CLSORT_TUNING");
+        unsetenv("CLSORT_HOST_PATH");
+        CHECK(s == CLSORT_SUCCESS, "context: %s", clsort_context_last_error(NULL));
+        if (s != CLSORT_SUCCESS)
+            continue;
+        const size_t m = p ? 32868 : n; /* in runs: a last run of 100 keys */
+        memcpy(k, k0, m * 4);
+        memset(v, 0x5a, m * 4);
+        s = clsort_sort_keys_copy(c2, CLSORT_U32, k, v, m, NULL);
+        CHECK(s == CLSORT_ERROR_BUILD_FAILED, "build failure %zu: %s", p, clsort_status_string(s));
+        size_t changed = 0;
+        for (size_t i = 0; i < m; i++)
+            changed += v[i] != 0x5a5a5a5au;
+        CHECK(changed == 0, "build failure %zu: %zu elements of the output changed", p, changed);
+        s = clsort_sort_keys(c2, CLSORT_U32, k, m, NULL);
+        CHECK(s == CLSORT_ERROR_BUILD_FAILED, "build failure %zu, in place: %s", p,
+              clsort_status_string(s));
+        CHECK(!memcmp(k, k0, m * 4), "build failure %zu: the keys changed", p);
+        clsort_context_release(c2);
     }
     /* a malformed cap in the environment is refused with a message */
     setenv("CLSORT_DEVICE_MEMORY", "12Q", 1);
