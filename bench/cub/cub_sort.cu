@@ -4,6 +4,9 @@
 // Built by bench/gpu_run.sh where nvcc is present; not part of clsort.
 //
 // usage: cub_sort --cases u32,u32+4,... --sizes 1M,8M,... [--reps N]
+//        (keys u32 and u64 with 4- or 8-byte values, i32, i64, f32 and f64
+//        with 4-byte values; @DIST any distribution of bench/data.h, the
+//        suite's included, e.g. f32@normal, u32+4@zipf-1m)
 //        cub_sort [--reps N] --scan 1M,256M   (DeviceScan::ExclusiveSum, u32, u64, f32)
 //        cub_sort [--reps N] --floor   (events around nothing, one and two empty kernels)
 // Prints one JSON object per line.
@@ -15,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
@@ -67,7 +71,11 @@ static bool parse_case(const std::string &s, Case &c)
         rest = rest.substr(0, plus);
     }
     c.type = clsort_type_from_name(rest.c_str());
-    return c.type == CLSORT_U32 || c.type == CLSORT_U64;
+    if (c.type == CLSORT_U32 || c.type == CLSORT_U64)
+        return true;
+    // signed and float keys, alone or with 4-byte values
+    return (c.type == CLSORT_I32 || c.type == CLSORT_I64 || c.type == CLSORT_F32 ||
+            c.type == CLSORT_F64) && c.vbytes != 8;
 }
 
 static size_t parse_size(const char *s)
@@ -134,6 +142,23 @@ static void floors(int reps)
     cudaFree(buf);
 }
 
+// The bits CUB orders a key by: the key for unsigned types, the sign bit
+// flipped for signed ones, and for floats the bits flipped as IEEE order
+// needs (CUB's own: -0.0 before +0.0, NaNs by their sign).
+template <typename K> static unsigned long long cub_image(K k)
+{
+    unsigned long long u = 0;
+    memcpy(&u, &k, sizeof k);
+    const unsigned long long sign = 1ull << (sizeof(K) * 8 - 1);
+    const unsigned long long all = sizeof(K) == 8 ? ~0ull : (1ull << (sizeof(K) * 8)) - 1;
+    if constexpr (std::is_floating_point<K>::value)
+        return (u & sign) ? (~u & all) : (u | sign);
+    else if constexpr (std::is_signed<K>::value)
+        return u ^ sign;
+    else
+        return u;
+}
+
 template <typename K, typename V>
 static double run(const Case &c, size_t n, int reps, bool &sorted)
 {
@@ -178,12 +203,12 @@ static double run(const Case &c, size_t n, int reps, bool &sorted)
         });
     std::vector<K> out(n);
     CK(cudaMemcpy(out.data(), ok, n * sizeof(K), cudaMemcpyDeviceToHost));
-    K mask = 0;
+    unsigned long long mask = 0;
     for (int b = begin; b < end; b++)
-        mask |= (K)1 << b;
+        mask |= 1ull << b;
     sorted = true;
     for (size_t i = 1; i < n; i++)
-        if ((out[i - 1] & mask) > (out[i] & mask)) {
+        if ((cub_image(out[i - 1]) & mask) > (cub_image(out[i]) & mask)) {
             sorted = false;
             break;
         }
@@ -350,12 +375,20 @@ int main(int argc, char **argv)
         for (size_t n : sizes) {
             bool ok = false;
             double ms;
-            if (c.type == CLSORT_U32)
+            switch (c.type) {
+            case CLSORT_U32:
                 ms = c.vbytes == 8 ? run<uint32_t, uint64_t>(c, n, reps, ok)
                                    : run<uint32_t, uint32_t>(c, n, reps, ok);
-            else
+                break;
+            case CLSORT_U64:
                 ms = c.vbytes == 8 ? run<uint64_t, uint64_t>(c, n, reps, ok)
                                    : run<uint64_t, uint32_t>(c, n, reps, ok);
+                break;
+            case CLSORT_I32: ms = run<int32_t, uint32_t>(c, n, reps, ok); break;
+            case CLSORT_I64: ms = run<int64_t, uint32_t>(c, n, reps, ok); break;
+            case CLSORT_F32: ms = run<float, uint32_t>(c, n, reps, ok); break;
+            default: ms = run<double, uint32_t>(c, n, reps, ok); break;
+            }
             printf("{\"lib\": \"cub\", \"case\": \"%s\", \"device\": \"%s\", \"n\": %zu, \"ms\": %.6f, "
                    "\"mkeys_per_s\": %.3f, \"correct\": %s}\n",
                    cs.c_str(), prop.name, n, ms, n / ms / 1e3, ok ? "true" : "false");
