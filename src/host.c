@@ -376,15 +376,32 @@ cl_int clsort_host_sync(clsort_context *ctx, cl_mem m, size_t bytes)
 
 /* The key's order-preserving unsigned image over the bit window, inverted
  * for descending order (as the kernels order keys; see clsort.h). */
-static inline uint64_t image_of(const clsort_merge *m, const char *key)
+/* A key's bits, zero-extended. */
+static inline uint64_t load_key(const char *key, unsigned bytes)
 {
-    uint64_t u;
-    switch (m->key_bytes) {
-    case 1: u = *(const uint8_t *)key; break;
-    case 2: { uint16_t v; memcpy(&v, key, 2); u = v; } break;
-    case 4: { uint32_t v; memcpy(&v, key, 4); u = v; } break;
-    default: memcpy(&u, key, 8); break;
+    switch (bytes) {
+    case 1: return *(const uint8_t *)key;
+    case 2: { uint16_t v; memcpy(&v, key, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, key, 4); return v; }
+    default: { uint64_t v; memcpy(&v, key, 8); return v; }
     }
+}
+
+static inline void store_key(char *dst, uint64_t u, unsigned bytes)
+{
+    switch (bytes) {
+    case 1: *(uint8_t *)dst = (uint8_t)u; break;
+    case 2: { uint16_t v = (uint16_t)u; memcpy(dst, &v, 2); } break;
+    case 4: { uint32_t v = (uint32_t)u; memcpy(dst, &v, 4); } break;
+    default: memcpy(dst, &u, 8); break;
+    }
+}
+
+/* The key's order-preserving unsigned image over the bit window, inverted
+ * for descending order (as the kernels order keys; see clsort.h), from its
+ * bits. */
+static inline uint64_t image_bits(const clsort_merge *m, uint64_t u)
+{
     const unsigned bits = m->key_bytes * 8;
     const uint64_t sign = (uint64_t)1 << (bits - 1);
     const uint64_t all = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
@@ -405,6 +422,11 @@ static inline uint64_t image_of(const clsort_merge *m, const char *key)
     if (w < 64)
         u &= ((uint64_t)1 << w) - 1;
     return m->descending ? ~u : u;
+}
+
+static inline uint64_t image_of(const clsort_merge *m, const char *key)
+{
+    return image_bits(m, load_key(key, m->key_bytes));
 }
 
 /* The key of element i of a run (through the index when merging argsort
@@ -466,29 +488,41 @@ static inline void copy_rec(char *d, const char *s, size_t b)
 }
 
 /* Merges outputs [d0, d1) of a pass. The side to take is computed without
- * a branch on it (its outcome is random on random keys). */
+ * a branch on it (its outcome is random on random keys), and the keys are
+ * stored from the bits already loaded: a load through the chosen pointer
+ * made each step wait for the comparison (4.7x slower). */
 static inline void merge_range(const merge_pass *p, size_t d0, size_t d1, size_t kb, size_t rb)
 {
-    const clsort_merge *m = p->m;
+    /* a local copy of the order: the stores through char pointers below
+     * could alias *p->m, and its fields would be loaded again every step */
+    const clsort_merge mo = *p->m;
+    const clsort_merge *m = &mo;
     size_t i = split_at(p, d0), k = d0 - i;
     const size_t iend = split_at(p, d1), kend = d1 - iend;
     char *ok = p->ok ? p->ok + d0 * kb : NULL, *ov = p->ov ? p->ov + d0 * rb : NULL;
     const char *ak = p->a.k, *av = p->a.v, *bk = p->b.k, *bv = p->b.v;
-    while (i < iend && k < kend) {
-        const uint64_t ka = key_at(m, ak, av, i), kk = key_at(m, bk, bv, k);
-        const bool take_a = ka <= kk;
-        const char *sk = take_a ? ak + i * kb : bk + k * kb;
-        const char *sv = take_a ? av + i * rb : bv + k * rb;
-        if (kb) {
-            copy_rec(ok, sk, kb);
+    if (kb) { /* keys carried: the loaded bits are stored, no second load */
+        while (i < iend && k < kend) {
+            const uint64_t ra = load_key(ak + i * kb, (unsigned)kb);
+            const uint64_t rk = load_key(bk + k * kb, (unsigned)kb);
+            const bool take_a = image_bits(m, ra) <= image_bits(m, rk);
+            store_key(ok, take_a ? ra : rk, (unsigned)kb);
             ok += kb;
+            if (rb) {
+                copy_rec(ov, take_a ? av + i * rb : bv + k * rb, rb);
+                ov += rb;
+            }
+            i += take_a;
+            k += !take_a;
         }
-        if (rb) {
-            copy_rec(ov, sv, rb);
+    } else { /* argsort positions: keys through the positions */
+        while (i < iend && k < kend) {
+            const bool take_a = key_at(m, ak, av, i) <= key_at(m, bk, bv, k);
+            copy_rec(ov, take_a ? av + i * rb : bv + k * rb, rb);
             ov += rb;
+            i += take_a;
+            k += !take_a;
         }
-        i += take_a;
-        k += !take_a;
     }
     /* one side is done: the rest of the other follows as it is */
     const char *rk = i < iend ? ak + i * kb : bk + k * kb;
@@ -500,6 +534,35 @@ static inline void merge_range(const merge_pass *p, size_t d0, size_t d1, size_t
         memcpy(ov, rv, rest * rb);
 }
 
+/* Integer keys alone over their full width, ascending (the most common
+ * shape): compared as they are (signed ones with the sign bit flipped),
+ * with no image to compute. 3.3x faster than the general loop above on 2
+ * threads (8 runs of 4M u32: 560 -> 170 ms). */
+#define CLSORT_DEFINE_MERGE_INT(NAME, T, FLIP)                                               \
+    static void NAME(const merge_pass *p, size_t d0, size_t d1)                              \
+    {                                                                                        \
+        const T flip = (FLIP);                                                               \
+        size_t i = split_at(p, d0), k = d0 - i;                                              \
+        const size_t iend = split_at(p, d1), kend = d1 - iend;                               \
+        const T *a = (const T *)(const void *)p->a.k, *b = (const T *)(const void *)p->b.k;  \
+        T *out = (T *)(void *)p->ok + d0;                                                    \
+        while (i < iend && k < kend) {                                                       \
+            const T x = a[i], y = b[k];                                                      \
+            const bool take_a = (T)(x ^ flip) <= (T)(y ^ flip);                              \
+            *out++ = take_a ? x : y;                                                         \
+            i += take_a;                                                                     \
+            k += !take_a;                                                                    \
+        }                                                                                    \
+        if (i < iend)                                                                        \
+            memcpy(out, a + i, (iend - i) * sizeof(T));                                      \
+        else                                                                                 \
+            memcpy(out, b + k, (kend - k) * sizeof(T));                                      \
+    }
+CLSORT_DEFINE_MERGE_INT(merge_range_u32, uint32_t, 0)
+CLSORT_DEFINE_MERGE_INT(merge_range_i32, uint32_t, 0x80000000u)
+CLSORT_DEFINE_MERGE_INT(merge_range_u64, uint64_t, 0)
+CLSORT_DEFINE_MERGE_INT(merge_range_i64, uint64_t, 0x8000000000000000ull)
+
 static void merge_part(void *arg, unsigned j, unsigned n)
 {
     const merge_pass *p = arg;
@@ -509,7 +572,14 @@ static void merge_part(void *arg, unsigned j, unsigned n)
         return;
     const size_t kb = p->m->by_index ? 0 : p->m->key_bytes, rb = p->rec;
     /* the common shapes with constant sizes */
-    if (kb == 4 && rb == 0)
+    const clsort_merge *m = p->m;
+    const bool plain_int = rb == 0 && m->key_kind < 2 && m->begin_bit == 0 &&
+                           m->end_bit == kb * 8 && !m->descending;
+    if (plain_int && kb == 4)
+        (m->key_kind ? merge_range_i32 : merge_range_u32)(p, d0, d1);
+    else if (plain_int && kb == 8)
+        (m->key_kind ? merge_range_i64 : merge_range_u64)(p, d0, d1);
+    else if (kb == 4 && rb == 0)
         merge_range(p, d0, d1, 4, 0);
     else if (kb == 8 && rb == 0)
         merge_range(p, d0, d1, 8, 0);
