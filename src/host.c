@@ -490,7 +490,7 @@ static inline void copy_rec(char *d, const char *s, size_t b)
 /* Merges outputs [d0, d1) of a pass. The side to take is computed without
  * a branch on it (its outcome is random on random keys), and the keys are
  * stored from the bits already loaded: a load through the chosen pointer
- * made each step wait for the comparison (4.7x slower). */
+ * would make each step wait for the comparison. */
 static inline void merge_range(const merge_pass *p, size_t d0, size_t d1, size_t kb, size_t rb)
 {
     /* a local copy of the order: the stores through char pointers below
@@ -536,8 +536,8 @@ static inline void merge_range(const merge_pass *p, size_t d0, size_t d1, size_t
 
 /* Integer keys alone over their full width, ascending (the most common
  * shape): compared as they are (signed ones with the sign bit flipped),
- * with no image to compute. 3.3x faster than the general loop above on 2
- * threads (8 runs of 4M u32: 560 -> 170 ms). */
+ * with no image to compute (docs/PERFORMANCE.md, decision log of the host
+ * path). */
 #define CLSORT_DEFINE_MERGE_INT(NAME, T, FLIP)                                               \
     static void NAME(const merge_pass *p, size_t d0, size_t d1)                              \
     {                                                                                        \

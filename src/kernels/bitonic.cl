@@ -126,7 +126,7 @@ inline void clsort_bt_local_step(local KEY_T *lk, local uint *li, uint size, uin
     for (uint q = 0; q < BT_PAIRS; q++) {
 #else
     /* many pairs a work-item (PoCL's 16-item groups of 16384 elements have
-     * 512: unrolled whole, PoCL 3.1 took 20-30 s to build the kernel): 16
+     * 512, and unrolled whole the kernel takes PoCL seconds to build): 16
      * at a time, as far as this network's size needs (uniform) */
     const uint pairs = min((uint)BT_PAIRS, (size / 2 + CLSORT_BT_WG - 1) / CLSORT_BT_WG);
 #pragma unroll 16

@@ -520,10 +520,9 @@ static void add_run(blocks *bl, const unsigned char *p, uint64_t count, size_t b
 /* Step 4: one MPI_Alltoallw for the keys (and one for the values). Each
  * peer's block is one struct datatype at its absolute address (MPI_BOTTOM)
  * made of whole chunks and the rest, so no count or displacement passes
- * through an int. Keys and values go separately: one struct over both
- * arrays went through Open MPI's packing path, 3 times slower on the
- * PoCL machine. This rank's own share is copied directly (through MPI it
- * went at ~1 GB/s there). */
+ * through an int. Keys and values go separately (one struct over both
+ * arrays goes through Open MPI's slower packing path), and this rank's own
+ * share is copied directly (docs/PERFORMANCE.md). */
 static int exchange_array(job *j, unsigned char *src, unsigned char *dst, size_t bytes,
                           uint64_t chunk)
 {
@@ -857,14 +856,12 @@ static clsort_status merge_host(job *j)
 
 /* ------------------------------------------------------ first touch */
 
-/* The send and receive buffers are fresh memory on every call (glibc maps
- * large blocks anew), so their first writes (the local sort's read-back,
- * the exchange) take a page fault every 4 KiB, zero-filled by the faulting
- * thread: a fresh 256 MB memcpy took 260-290 ms on the PoCL machine against
- * 150-170 ms into touched pages. Beside a GPU, whose sort leaves the host's
- * cores idle, the merge's threads touch every page while the device sorts
- * ($CLSORT_MPI_TOUCH=1 or 0 forces it on or off; on the busy 2-core PoCL
- * machine touching first cost more than it saved, docs/PERFORMANCE.md). */
+/* The receive buffers are fresh memory on every call (glibc maps large
+ * blocks anew), so the exchange's first writes would take a page fault
+ * every 4 KiB. Beside a GPU, whose sort leaves most host cores idle, the
+ * merge's threads touch those pages while the local sort runs
+ * ($CLSORT_MPI_TOUCH=1 or 0 forces it on or off; measurements in
+ * docs/PERFORMANCE.md). */
 typedef struct touch_part {
     unsigned char *p[4];
     size_t len[4];
