@@ -343,6 +343,17 @@ static double host_once(clsort_context *ctx, const bench_case *c, size_t n, cons
 }
 
 
+/* A row's figures from its timed sorts (sorted in place). */
+static void set_row_times(bench_row *row, double *times, int reps, size_t n)
+{
+    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+    row->reps = reps;
+    row->ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    row->ms_min = times[0];
+    row->mkeys = row->ms > 0 ? (double)n / row->ms / 1e3 : 0;
+    row->speedup = row->ms > 0 && row->qsort_ms > 0 ? row->qsort_ms / row->ms : 0;
+}
+
 /* The host-array rows: a warm-up, then timed sorts; the last result stays
  * in out_k, out_v. */
 static clsort_status host_timed(clsort_context *ctx, const bench_config *cfg, const bench_case *c,
@@ -368,12 +379,7 @@ static clsort_status host_timed(clsort_context *ctx, const bench_config *cfg, co
         times[reps++] = ms;
         spent += ms;
     }
-    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
-    row->reps = reps;
-    row->ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    row->ms_min = times[0];
-    row->mkeys = row->ms > 0 ? (double)n / row->ms / 1e3 : 0;
-    row->speedup = row->ms > 0 && row->qsort_ms > 0 ? row->qsort_ms / row->ms : 0;
+    set_row_times(row, times, reps, n);
     return CLSORT_SUCCESS;
 }
 
@@ -508,12 +514,7 @@ timed:
         clsort_context_profile(ctx, row->profile, sizeof row->profile);
         clsort_context_set_profiling(ctx, 0);
     }
-    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
-    row->reps = reps;
-    row->ms = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
-    row->ms_min = times[0];
-    row->mkeys = row->ms > 0 ? (double)n / row->ms / 1e3 : 0;
-    row->speedup = row->ms > 0 && row->qsort_ms > 0 ? row->qsort_ms / row->ms : 0;
+    set_row_times(row, times, reps, n);
     e = clEnqueueReadBuffer(q, b.wk, CL_TRUE, 0, n * kb, out_k, 0, NULL, NULL);
     if (e == CL_SUCCESS && c->value_size)
         e = clEnqueueReadBuffer(q, b.wv, CL_TRUE, 0, n * c->value_size, out_v, 0, NULL, NULL);

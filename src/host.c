@@ -179,6 +179,11 @@ void clsort_host_copy(clsort_team *t, void *dst, const void *src, size_t bytes)
 
 /* ---------------------------------------------------- pinned staging */
 
+bool clsort_host_staged(const clsort_context *ctx, size_t bytes)
+{
+    return ctx->host_path != CLSORT_HOST_COPY && bytes >= ctx->stage_min;
+}
+
 size_t clsort_stage_chunk(const clsort_context *ctx)
 {
     return ctx->host_chunk ? ctx->host_chunk : CLSORT_HOST_CHUNK_DEFAULT;
@@ -250,7 +255,7 @@ clsort_status clsort_host_upload(clsort_context *ctx, clsort_team *t, cl_mem dst
 {
     if (bytes == 0)
         return CLSORT_SUCCESS;
-    if (bytes < ctx->stage_min) {
+    if (!clsort_host_staged(ctx, bytes)) {
         /* small: the driver's own copy has less latency */
         cl_int err = clEnqueueWriteBuffer(ctx->queue, dst, CL_FALSE, dst_off, bytes, src, 0, NULL,
                                           NULL);
@@ -291,7 +296,7 @@ clsort_status clsort_host_download(clsort_context *ctx, clsort_team *t, cl_mem s
     if (bytes == 0)
         return CLSORT_SUCCESS;
     cl_int err;
-    if (bytes < ctx->stage_min) {
+    if (!clsort_host_staged(ctx, bytes)) {
         err = clEnqueueReadBuffer(ctx->queue, src, CL_TRUE, src_off, bytes, dst, 0, NULL, NULL);
         if (err != CL_SUCCESS)
             return clsort_fail(ctx, err, "copying from the device failed: %s",

@@ -442,12 +442,16 @@ void clsort_team_stop(clsort_team *t); /* accepts NULL */
 void clsort_host_copy(clsort_team *t, void *dst, const void *src, size_t bytes);
 
 /* Copies between host memory and a device buffer through the pinned
- * chunks (below stage_min bytes: the driver's copy). Block. */
+ * chunks where clsort_host_staged says so, else by the driver's copy.
+ * Block. */
 clsort_status clsort_host_upload(clsort_context *ctx, clsort_team *t, cl_mem dst, size_t dst_off,
                                  const void *src, size_t bytes);
 clsort_status clsort_host_download(clsort_context *ctx, clsort_team *t, cl_mem src,
                                    size_t src_off, void *dst, size_t bytes);
 size_t clsort_stage_chunk(const clsort_context *ctx);
+/* Whether a copy of this many bytes goes through the chunks (else the
+ * driver's own copy: small ones, or $CLSORT_HOST_PATH=copy). */
+bool clsort_host_staged(const clsort_context *ctx, size_t bytes);
 void clsort_stage_release(clsort_context *ctx);
 /* A CL_MEM_USE_HOST_PTR buffer over the caller's array, and the map and
  * unmap that make its host copy current after a sort. */

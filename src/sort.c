@@ -469,11 +469,9 @@ static clsort_status host_sort_staged(clsort_context *ctx, request *rq, const ho
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_HOST_KEYS, kbytes, &dk));
     if (vbytes || ibytes)
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_HOST_VALS, vbytes + ibytes, &dv));
-    const bool staged = ctx->host_path != CLSORT_HOST_COPY && kbytes + vbytes >= ctx->stage_min;
-    clsort_team *team = staged ? clsort_team_start(clsort_host_threads(ctx)) : NULL;
-    const size_t saved_min = ctx->stage_min;
-    if (ctx->host_path == CLSORT_HOST_COPY)
-        ctx->stage_min = SIZE_MAX;
+    clsort_team *team = clsort_host_staged(ctx, kbytes + vbytes)
+                            ? clsort_team_start(clsort_host_threads(ctx))
+                            : NULL;
     clsort_status st = clsort_host_upload(ctx, team, dk, 0, ha->keys_in, kbytes);
     if (st == CLSORT_SUCCESS)
         st = clsort_host_upload(ctx, team, dv, 0, ha->values, vbytes);
@@ -489,7 +487,6 @@ static clsort_status host_sort_staged(clsort_context *ctx, request *rq, const ho
                                   vbytes ? ha->values : ha->indices, vbytes + ibytes);
     if (st != CLSORT_SUCCESS)
         clFinish(ctx->queue); /* nothing may read the caller's arrays after we return */
-    ctx->stage_min = saved_min;
     clsort_team_stop(team);
     return st;
 }

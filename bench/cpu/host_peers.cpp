@@ -33,45 +33,9 @@ extern "C" {
 
 #include "../data.h"
 }
+#include "../peer_util.h"
 
 namespace {
-
-double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-size_t parse_size(const std::string &s)
-{
-    char *end = nullptr;
-    double v = strtod(s.c_str(), &end);
-    size_t m = 1;
-    if (*end == 'K') m = 1024;
-    if (*end == 'M') m = 1024 * 1024;
-    if (*end == 'G') m = 1024ull * 1024 * 1024;
-    return (size_t)(v * m);
-}
-
-void split(const char *s, std::vector<std::string> &out)
-{
-    std::string t = s;
-    size_t p;
-    while ((p = t.find(',')) != std::string::npos) {
-        out.push_back(t.substr(0, p));
-        t = t.substr(p + 1);
-    }
-    if (!t.empty())
-        out.push_back(t);
-}
 
 struct Rec {
     uint32_t key, val;

@@ -26,6 +26,7 @@ extern "C" {
 
 #include "../data.h"
 }
+#include "../peer_util.h"
 
 #define CK(x)                                                                                 \
     do {                                                                                      \
@@ -35,43 +36,6 @@ extern "C" {
             exit(1);                                                                          \
         }                                                                                     \
     } while (0)
-
-static double now_ms()
-{
-    return std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
-static double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static size_t parse_size(const std::string &s)
-{
-    char *end = nullptr;
-    double v = strtod(s.c_str(), &end);
-    size_t m = 1;
-    if (*end == 'K' || *end == 'k') m = 1024;
-    if (*end == 'M' || *end == 'm') m = 1024 * 1024;
-    if (*end == 'G' || *end == 'g') m = 1024ull * 1024 * 1024;
-    return (size_t)(v * m);
-}
-
-static void split(const char *s, std::vector<std::string> &out)
-{
-    std::string t = s;
-    size_t p;
-    while ((p = t.find(',')) != std::string::npos) {
-        out.push_back(t.substr(0, p));
-        t = t.substr(p + 1);
-    }
-    if (!t.empty())
-        out.push_back(t);
-}
 
 // Touches every page so that no first-touch fault is timed.
 static void *host_alloc(size_t bytes)
