@@ -43,10 +43,10 @@ static uint64_t width_mask(unsigned bytes) { return bytes == 8 ? ~0ull : (1ull <
 static uint64_t ordered_pattern(clsort_type type, unsigned bytes, uint64_t rank, uint64_t n)
 {
     uint64_t m = width_mask(bytes);
-    /* Spread the ranks over the whole range, as unsigned images. */
-    uint64_t img = n > 1 ? (uint64_t)((double)rank / (double)(n - 1) * (double)m) : 0;
-    if (img > m)
-        img = m;
+    /* Spread the ranks over the whole range, as unsigned images (in exact
+     * integers: through a double, rank n - 1 of 64-bit keys overflowed to
+     * 2^63, below its predecessor) */
+    uint64_t img = n > 1 ? (uint64_t)((unsigned __int128)rank * m / (n - 1)) : 0;
     uint64_t sign = 1ull << (bytes * 8 - 1);
     switch (type) {
     case CLSORT_I8: case CLSORT_I16: case CLSORT_I32: case CLSORT_I64:
@@ -57,7 +57,7 @@ static uint64_t ordered_pattern(clsort_type type, unsigned bytes, uint64_t rank,
         uint64_t lo = (~(inf | sign)) & m; /* image of -inf + 1 step */
         uint64_t hi = inf | sign;          /* image of +inf */
         uint64_t span = hi - lo - 2;
-        uint64_t im = lo + 1 + (n > 1 ? (uint64_t)((double)rank / (double)(n - 1) * (double)span) : 0);
+        uint64_t im = lo + 1 + (n > 1 ? (uint64_t)((unsigned __int128)rank * span / (n - 1)) : 0);
         return (im & sign) ? (im ^ sign) : (~im & m);
     }
     default:
