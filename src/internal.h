@@ -57,6 +57,7 @@ typedef struct clsort_tuning {
     unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
     unsigned plan_wg;
     unsigned skip_min;  /* pass skipping from this n on (0: always) */
+    unsigned order_min; /* onesweep: the upfront count checks for sorted or reversed keys from this n on (0: never) */
     unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
     unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
     unsigned fused_max;    /* onesweep sorts up to this n: zero, count and plan in one launch */
@@ -383,6 +384,10 @@ clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_jo
  * (clsort_radix_tiles: the plan's ST_TILED word, read back; blocks), 0
  * where not, -1 where there is none to read. */
 int clsort_radix_last_tiled(clsort_context *ctx);
+/* Tests: what the plan of the context's last radix sort made of the order
+ * check (blocks): 1 no pass ran (keys in order, or every digit constant),
+ * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */
+int clsort_radix_last_order(clsort_context *ctx);
 /* Allocates every pool slot the job needs (and the records' slots). */
 clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
                                    size_t records_bytes, size_t perm_bytes);

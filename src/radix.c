@@ -24,6 +24,11 @@
  * bases_off for "the row of the pass the plan chose" */
 #define MSD_LAUNCH 0xffffffffu
 #define BASES_OF_PASS (~(cl_ulong)0)
+/* as in radix.cl: the plan's order mode (what it may make of the upfront
+ * count's order check) */
+#define ORDER_SORTED 1u
+#define ORDER_REVERSE 2u
+#define ORDER_REVERSE_TIES 4u
 
 typedef struct radix_shape {
     unsigned r, radix, passes, max_passes;
@@ -47,11 +52,15 @@ typedef struct radix_shape {
     bool fold;
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
     bool tiled; /* MSD order may take the top digit from tiles (tuning tile_min) */
+    /* ORDER_ bits: the upfront count checks whether the keys are in order
+     * or in reverse order, and the plan may then skip every pass (0: no
+     * check) */
+    unsigned order;
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
     size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at,
-        bucket_at, tiled_at, table_at;
+        bucket_at, tiled_at, table_at, order_at;
 } radix_shape;
 
 static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -244,11 +253,12 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->tiled_at = s->bits_at + 4; /* 2 words right after: the tile pass's flag, its tiles */
         s->chain_at = s->tiled_at + 2; /* 1 + P words, clsort_radix_chain */
         s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
+        s->order_at = s->bucket_at + 1; /* 1 word: the order flags, where a fill zeroes them */
         /* the look-back areas last, in whole 16-byte words (the upfront
          * count zeroes them: run_upfront), each tile's row starting on a
          * 256-byte boundary: a warp's 32 words then lie in one 128-byte
          * line, where rows 64 bytes off the line straddled two */
-        s->lookback_at = div_up(s->bucket_at + 1, 64) * 64;
+        s->lookback_at = div_up(s->order_at + 1, 64) * 64;
         s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
         /* MSD order from tiles (clsort_radix_tiles): sorts of tile_min bytes
          * and more that stream their lines (nt_min), in one portion of
@@ -318,11 +328,11 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
 
 /* Words of the sync slot (all zero between sorts): the fused start's
  * sign-off counter, then its running counts, or the counts of every
- * portion where they are kept zero (radix_buffers). */
+ * portion where they are kept zero (radix_buffers), then the order flags. */
 #define SYNC_COUNTS 1 /* as in radix.cl */
 static size_t sync_words(const radix_shape *s)
 {
-    return SYNC_COUNTS + s->portions * s->passes * s->radix;
+    return SYNC_COUNTS + s->portions * s->passes * s->radix + 1;
 }
 
 static size_t shape_bytes(const radix_shape *s)
@@ -342,6 +352,18 @@ int clsort_radix_last_tiled(clsort_context *ctx)
                             sizeof w, &w, 0, NULL, NULL) != CL_SUCCESS)
         return -1;
     return w != 0;
+}
+
+int clsort_radix_last_order(clsort_context *ctx)
+{
+    cl_uint w[12]; /* ST_ACTIVE_PASSES (word 0) and pass 0's words (8..11) */
+    if (!ctx || !ctx->pool[CLSORT_SLOT_STATE] ||
+        clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, 0, sizeof w, w, 0,
+                            NULL, NULL) != CL_SUCCESS)
+        return -1;
+    if (w[8] == 5) /* PASS_REVERSE */
+        return 2;
+    return w[0] == 0;
 }
 
 clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
@@ -422,6 +444,11 @@ typedef struct radix_buffers {
     cl_mem counts;
     cl_ulong counts_at;
     bool counts_kept_zero;
+    /* the order flags: scratch at order_at (zeroed by the fill), or with
+     * counts_kept_zero the sync slot's word after the counts (the plan
+     * clears it) */
+    cl_mem order;
+    cl_ulong order_at;
 } radix_buffers;
 
 static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *job,
@@ -445,6 +472,8 @@ static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *jo
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_STATE, s->state_words * 4, &b->state));
     b->counts = b->scratch;
     b->counts_at = s->counts_at;
+    b->order = b->scratch;
+    b->order_at = s->order_at;
     return CLSORT_SUCCESS;
 }
 
@@ -475,7 +504,7 @@ static size_t upfront_groups(const clsort_context *ctx, const radix_shape *s, si
 static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
                                  const radix_shape *s, const radix_buffers *b, cl_uint p_lo,
                                  cl_uint p_hi, cl_uint want_bits, cl_uint gated,
-                                 bool zero_lookback, clsort_seq *seq)
+                                 bool zero_lookback, bool check_order, clsort_seq *seq)
 {
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_upfront", &k));
@@ -492,6 +521,10 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
         cl_ulong zero_off = b->counts_kept_zero ? 0 : s->lookback_at, zero_vec = 0;
         if (zero_lookback && q == 0)
             zero_vec = (s->scratch_words - zero_off) / 4;
+        /* the order check of a later portion starts at its first key,
+         * against the last of the portion before */
+        cl_uint order_check = !check_order || !s->order ? 0 : q > 0 ? 2 : 1;
+        cl_ulong order_at = b->order_at;
         idx_arg a_len, a_chunk;
         clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_len, len),
                              idx_of(s, &a_chunk, chunk), CLSORT_ARG(p_lo),  CLSORT_ARG(p_hi),
@@ -499,8 +532,9 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog, cons
                              CLSORT_ARG(b->counts),  CLSORT_ARG(coff),     CLSORT_ARG(b->scratch),
                              CLSORT_ARG(bits_off),   CLSORT_ARG(want_bits), CLSORT_ARG(b->state),
                              CLSORT_ARG(gated),      CLSORT_ARG(b->scratch), CLSORT_ARG(zero_off),
-                             CLSORT_ARG(zero_vec)};
-        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 19));
+                             CLSORT_ARG(zero_vec),   CLSORT_ARG(b->order), CLSORT_ARG(order_at),
+                             CLSORT_ARG(order_check)};
+        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront", args, 22));
         CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_upfront", groups * s->hist_wg, s->hist_wg,
                                  seq));
     }
@@ -528,16 +562,18 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
     cl_uint portions = (cl_uint)s->portions, passes = s->passes, skip = plan_skip(s),
             gen = job->gen_index;
     const size_t msd_max = msd_max_of(ctx, job, s);
-    cl_uint begin = job->begin_bit, end = job->end_bit, clear = b->counts_kept_zero;
-    cl_ulong bits_off = s->bits_at, counts_at = b->counts_at;
+    cl_uint begin = job->begin_bit, end = job->end_bit, clear = b->counts_kept_zero,
+            order = s->order;
+    cl_ulong bits_off = s->bits_at, counts_at = b->counts_at, order_at = b->order_at;
     idx_arg a_n, a_msd;
     clsort_arg args[] = {CLSORT_ARG(b->counts),  CLSORT_ARG(counts_at), CLSORT_ARG(portions),
                          CLSORT_ARG(passes),     idx_of(s, &a_n, job->n), CLSORT_ARG(begin),
                          CLSORT_ARG(end),        CLSORT_ARG(skip),     CLSORT_ARG(gen),
                          idx_of(s, &a_msd, msd_max), CLSORT_ARG(phase), CLSORT_ARG(clear),
                          CLSORT_ARG(b->scratch), CLSORT_ARG(bits_off), CLSORT_ARG(b->state),
-                         CLSORT_ARG(b->bases)};
-    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 16));
+                         CLSORT_ARG(b->bases),   CLSORT_ARG(b->order), CLSORT_ARG(order_at),
+                         CLSORT_ARG(order)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_plan", args, 19));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
@@ -557,11 +593,12 @@ static clsort_status run_tiles(clsort_context *ctx, clsort_program *prog,
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
     idx_arg a_n, a_max;
+    cl_uint order_check = s->order != 0;
     clsort_arg sargs[] = {CLSORT_ARG(b->ku),     CLSORT_ARG(koff),  idx_of(s, &a_n, job->n),
                           CLSORT_ARG(pass),      CLSORT_ARG(begin), CLSORT_ARG(end),
                           CLSORT_ARG(desc),      idx_of(s, &a_max, msd_max_of(ctx, job, s)),
-                          CLSORT_ARG(b->scratch), CLSORT_ARG(flag_off)};
-    CLSORT_TRY(clsort_set_args(ctx, ks, "clsort_radix_sample", sargs, 10));
+                          CLSORT_ARG(b->scratch), CLSORT_ARG(flag_off), CLSORT_ARG(order_check)};
+    CLSORT_TRY(clsort_set_args(ctx, ks, "clsort_radix_sample", sargs, 11));
     CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq));
     clsort_arg targs[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     CLSORT_ARG(b->ka),
                           CLSORT_ARG(b->vu),      CLSORT_ARG(voff),     CLSORT_ARG(b->va),
@@ -611,14 +648,14 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
     /* scratch_words is a whole number of 16-byte words */
     cl_ulong koff = job->keys_off, zero_vec = s->scratch_words / 4;
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, skip = plan_skip(s), gen = job->gen_index;
+            desc = job->descending, skip = plan_skip(s), gen = job->gen_index, order = s->order;
     clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_n, n),
                          idx_of(s, &a_chunk, div_up(n, groups)),
                          CLSORT_ARG(passes),     CLSORT_ARG(begin),    CLSORT_ARG(end),
                          CLSORT_ARG(desc),       CLSORT_ARG(skip),     CLSORT_ARG(gen),
                          CLSORT_ARG(b->scratch), CLSORT_ARG(zero_vec), CLSORT_ARG(b->counts),
-                         CLSORT_ARG(b->state),   CLSORT_ARG(b->bases)};
-    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront_plan", args, 15));
+                         CLSORT_ARG(b->state),   CLSORT_ARG(b->bases), CLSORT_ARG(order)};
+    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_radix_upfront_plan", args, 16));
     return clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg, s->hist_wg,
                          seq);
 }
@@ -839,6 +876,27 @@ static clsort_status run_finish(clsort_context *ctx, clsort_program *prog, const
     return launch_elementwise(ctx, k, "clsort_radix_finish", job->n, 16, seq);
 }
 
+/* The order check (see radix_shape.order): onesweep sorts from the tuning's
+ * order_min keys on, where passes may be skipped, outside the prologue's
+ * one work-group. Reversal needs, where neighbours may be equal, integer
+ * keys alone over all their
+ * bits: equal keys are then identical, so the reversal keeps the sort
+ * stable (floats are not: -0.0 and +0.0, and every NaN, sort as equal). */
+static unsigned order_mode(const clsort_context *ctx, const clsort_radix_job *job,
+                           const radix_shape *s)
+{
+    const clsort_tuning *t = &ctx->tuning;
+    if (!t->order_min || job->n < t->order_min || !s->allow_skip ||
+        s->algorithm != CLSORT_ALGORITHM_ONESWEEP ||
+        (s->portions == 1 && job->n <= t->prologue_max))
+        return 0;
+    unsigned mode = ORDER_SORTED | ORDER_REVERSE;
+    if (!job->vals && job->key.kind != 2 && job->begin_bit == 0 &&
+        job->end_bit == job->key.bytes * 8)
+        mode |= ORDER_REVERSE_TIES;
+    return mode;
+}
+
 clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job, clsort_seq *seq)
 {
     if (job->n == 0)
@@ -851,6 +909,7 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
     s.fold = s.algorithm == CLSORT_ALGORITHM_ONESWEEP && !s.msd && s.allow_skip &&
              s.passes >= 2 && !chained(ctx, job, &s);
+    s.order = order_mode(ctx, job, &s);
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP && job->n <= ctx->tuning.single_max &&
         job->n <= s.tile && single_local_bytes(&s) <= ctx->facts.local_mem_bytes)
         return run_single(ctx, prog, job, &s, &b, seq);
@@ -865,11 +924,13 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
         CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SYNC, sync_words(&s) * 4, &b.counts));
         b.counts_at = SYNC_COUNTS;
         b.counts_kept_zero = true;
+        b.order = b.counts;
+        b.order_at = SYNC_COUNTS + s.portions * s.passes * s.radix;
         clsort_status st;
         if (s.portions == 1 && job->n <= ctx->tuning.fused_max) {
             st = run_upfront_plan(ctx, prog, job, &s, &b, seq);
         } else {
-            st = run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, true, seq);
+            st = run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, true, true, seq);
             if (st == CLSORT_SUCCESS)
                 st = run_plan(ctx, prog, job, &s, &b, 0, seq);
         }
@@ -891,21 +952,23 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
             /* the tile pass counts the top pass and notes the bits where
              * the sample lets it run; the upfront count only where not */
             CLSORT_TRY(run_tiles(ctx, prog, job, &s, &b, seq));
-            CLSORT_TRY(
-                run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 2, false, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 2, false,
+                                   true, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 3, seq));
         } else if (s.msd) {
             /* MSD order needs the top pass's counts and which bits vary */
-            CLSORT_TRY(
-                run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, onesweep, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, onesweep,
+                                   true, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 1, seq));
         }
         if (s.msd) {
             /* the other passes are counted only when that does not decide */
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, false, seq));
+            CLSORT_TRY(
+                run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, false, false, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 2, seq));
         } else {
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, onesweep, seq));
+            CLSORT_TRY(
+                run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, onesweep, true, seq));
             CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 0, seq));
         }
     }

@@ -36,6 +36,10 @@
  *   hist_groups  upfront histogram work-groups per compute unit
  *   plan_wg      work-group size of the single-group plan and scan kernels
  *   skip_min     pass skipping is tried from this n on
+ *   order_min    onesweep sorts from this n on (and skip_min): the upfront
+ *                count also checks whether the keys are already in order
+ *                or in reverse order; such a sort then moves nothing, or
+ *                reverses the keys in one pass (0: never)
  *   nv_maxreg    NVIDIA only: -cl-nv-maxrregcount for onesweep (0: none); NVIDIA
  *                driver 580 builds with it but ignores it (ptxas reports the
  *                same registers, measured 2026-11-25)
@@ -179,7 +183,8 @@ typedef struct tuning_row {
 #define POCL_CPU_ROW(LARGE_MIN)                                                               \
     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
-     .hist_groups = 2, .plan_wg = 1, .skip_min = 0, .small_max = 0, .prologue_max = 0,        \
+     .hist_groups = 2, .plan_wg = 1, .skip_min = 0, .order_min = 1u << 16, .small_max = 0,    \
+     .prologue_max = 0,                                                                       \
      .single_max = 16384, .seg_radix_min = 2, .seg_packed_max = 256, .bt_wg = 16,             \
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN), \
@@ -195,18 +200,18 @@ static const tuning_row table[] = {
       .os_persist_wide = 3, .big_min = 8u << 20, .big_wg = 384, .big_items = 28,
       .big_min_pairs = 8u << 20, .big_wg_pairs = 384, .big_items_pairs = 24,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,
-      .hist_groups = 3, .plan_wg = 256, .skip_min = 1u << 20,
+      .hist_groups = 3, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 0x7fffffff, .chain_max = 262144,
       .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20, .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .bt_fit_wg = 1024, .sel_wg = 256, .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},
     {"AMD GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_AMD, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
-      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     {"Intel GPUs: onesweep, portable ranking", 1, CLSORT_VENDOR_INTEL, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
-      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20,
+      .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024, .scan_wg = 256, .scan_items = 8}},
     /* PoCL on CPUs: the same shape by core count. 11-bit digits from 2M
      * keys (large_bits) save a pass and win on 2 cores (Xeon-2, u32 8M:
@@ -308,6 +313,8 @@ static const field fields[] = {
     F(hist_groups, 1, 64, "upfront histogram work-groups per compute unit"),
     F(plan_wg, 1, 1024, "work-group size of the plan and offset scans"),
     F(skip_min, 0, 0x7fffffffu, "try pass skipping from this n on"),
+    F(order_min, 0, 0x7fffffffu,
+      "onesweep sorts from this n on: check for keys already in order or reversed (0: never)"),
     F(nv_maxreg, 0, 255, "NVIDIA: register cap for the onesweep kernel (0: none; driver 580 ignores it)"),
     F(msd, 0, 1, "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)"),
     F(bucket_local, 0, 1u << 30,

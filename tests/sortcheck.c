@@ -36,7 +36,10 @@ static bool make_inputs(const sort_case *c, inputs *in)
         free_inputs(in);
         return false;
     }
-    data_fill(in->keys, c->type, n, c->dist, c->seed);
+    if (c->input)
+        memcpy(in->keys, c->input, n * in->kb);
+    else
+        data_fill(in->keys, c->type, n, c->dist, c->seed);
     if (c->mode == CHECK_PAIRS)
         data_fill_values(in->vals, c->value_size, n, c->seed);
     ref_stable_perm(c->type, in->keys, n, c->opt.begin_bit, c->opt.end_bit, c->opt.descending,

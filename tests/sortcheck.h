@@ -16,6 +16,7 @@ typedef struct sort_case {
     clsort_type index_type; /* argsort */
     clsort_options opt;
     uint64_t seed;
+    const void *input; /* n keys to sort instead of the distribution's (NULL: dist) */
 } sort_case;
 
 /* Generates the input, sorts it with the host-array API, compares with the

@@ -734,3 +734,163 @@ void test_radix_fused(void)
         clsort_context_release(ctx);
     }
 }
+
+/* Sorts `in` (n keys of type t) in the modes of the mask (bit m: keys,
+ * pairs, argsort), ascending and, with both, descending, checked against
+ * the reference stable order. */
+static bool order_sorts(clsort_context *ctx, const char *label, clsort_type t, const void *in,
+                        size_t n, unsigned begin_bit, unsigned end_bit, unsigned modes, bool both)
+{
+    for (int m = 0; m < 3; m++)
+        for (int desc = 0; (modes >> m & 1) && desc < (both ? 2 : 1); desc++) {
+            sort_case c = make(t, DATA_UNIFORM, n, (check_mode)m);
+            c.input = in;
+            c.opt.descending = desc;
+            c.opt.begin_bit = begin_bit;
+            c.opt.end_bit = end_bit;
+            if (!sort_and_check(ctx, &c, label))
+                return false;
+        }
+    return true;
+}
+
+/* Keys of type t in the reference's ascending order (sorted from dist), or
+ * in the reverse of it. NULL when out of memory (reported). */
+static unsigned char *order_input(clsort_type t, data_dist dist, size_t n, bool reverse)
+{
+    const size_t kb = clsort_type_size(t);
+    unsigned char *x = malloc(n * kb + 1), *y = malloc(n * kb + 1);
+    size_t *perm = malloc((n + 1) * sizeof *perm);
+    if (!x || !y || !perm) {
+        CHECK(false, "out of host memory");
+        free(x), free(y), free(perm);
+        return NULL;
+    }
+    data_fill(x, t, n, dist, test_seed("order", n, (unsigned)dist * 16 + (unsigned)t));
+    ref_stable_perm(t, x, n, 0, (unsigned)kb * 8, 0, perm);
+    for (size_t i = 0; i < n; i++)
+        memcpy(y + (reverse ? n - 1 - i : i) * kb, x + perm[i] * kb, kb);
+    free(x);
+    free(perm);
+    return y;
+}
+
+/* One case of radix_order: keys of dist in order (or reversed) as they
+ * are, with one tie, and with one key out of place. */
+static bool order_case(clsort_context *ctx, const char *spec, clsort_type t, data_dist dist,
+                       size_t n, bool rev, bool tuned)
+{
+    unsigned char *k = order_input(t, dist, n, rev);
+    if (!k)
+        return false;
+    const size_t kb = clsort_type_size(t);
+    const unsigned bits = (unsigned)kb * 8;
+    const unsigned all = tuned ? 7u : 3u;
+    char label[700];
+    snprintf(label, sizeof label, "%s: %s %s", spec, rev ? "reversed" : "sorted",
+             data_dist_name(dist));
+    /* keys alone, distinct, ascending: the plan must have seen the order
+     * (onesweep shapes) */
+    const int expect = strstr(spec, "classic") ? 0 : rev ? 2 : 1;
+    bool ok = true;
+    if (dist == DATA_SORTED) {
+        ok = order_sorts(ctx, label, t, k, n, 0, bits, 1u, false);
+        const int seen = clsort_radix_last_order(ctx);
+        CHECK(!ok || seen == expect, "%s n=%zu %s: the plan's order verdict %d, expected %d",
+              label, n, clsort_type_name(t), seen, expect);
+        ok = ok && seen == expect;
+    }
+    ok = ok && order_sorts(ctx, label, t, k, n, 0, bits, all, true);
+    /* bit windows: the upper half (in order there, with ties below), the
+     * lower half (not in order) */
+    if (ok && (dist == DATA_SORTED || dist == DATA_UNIFORM))
+        ok = order_sorts(ctx, label, t, k, n, bits / 2, bits, 3u, false) &&
+             order_sorts(ctx, label, t, k, n, 0, bits / 2, 1u, false);
+    /* one tie in reversed distinct keys: pairs keep their order */
+    if (ok && dist == DATA_SORTED && rev) {
+        unsigned char *c = malloc(n * kb + 1);
+        ok = c != NULL;
+        CHECK(ok, "out of host memory");
+        if (ok) {
+            memcpy(c, k, n * kb);
+            memcpy(c + (n / 2 + 1) * kb, c + (n / 2) * kb, kb);
+            ok = order_sorts(ctx, label, t, c, n, 0, bits, all, false);
+        }
+        free(c);
+    }
+    /* one key out of place: at the end, the start, the middle, and where
+     * portions of 29952 (tiles of 256) and of 65536 keys meet */
+    const size_t at[] = {n - 1, 1, n / 2, 29952, 65536};
+    for (size_t ai = 0; ok && dist == DATA_SORTED && ai < 5; ai++) {
+        if (at[ai] >= n)
+            continue;
+        unsigned char *c = malloc(n * kb + 1);
+        ok = c != NULL;
+        CHECK(ok, "out of host memory");
+        if (!ok)
+            break;
+        memcpy(c, k, n * kb); /* key at[ai] trades places with its left neighbour */
+        memcpy(c + at[ai] * kb, k + (at[ai] - 1) * kb, kb);
+        memcpy(c + (at[ai] - 1) * kb, k + at[ai] * kb, kb);
+        char l2[760];
+        snprintf(l2, sizeof l2, "%s, keys %zu and %zu swapped", label, at[ai] - 1, at[ai]);
+        ok = order_sorts(ctx, l2, t, c, n, 0, bits, 1u, false);
+        const int seen = clsort_radix_last_order(ctx);
+        /* (i16's 70001 keys repeat: equal neighbours stay in order) */
+        const bool moved = memcmp(c + at[ai] * kb, k + at[ai] * kb, kb) != 0;
+        CHECK(!ok || !moved || seen == 0, "%s n=%zu %s: the plan's order verdict %d, expected 0",
+              l2, n, clsort_type_name(t), seen);
+        ok = ok && (!moved || seen == 0) && order_sorts(ctx, l2, t, c, n, 0, bits, 2u, false);
+        free(c);
+    }
+    free(k);
+    return ok;
+}
+
+/* The order check of the upfront count (radix.c, radix_shape.order): keys
+ * already in order and in reverse order (distinct, with ties, one tie),
+ * and nearly so (one key out of place at the start, the end, the middle
+ * and where portions meet), on every shape, with the check from 1000 keys
+ * on; keys alone, pairs and argsort, both directions, bit windows, float
+ * specials (NaN, -0.0, +0.0) in sorted order. */
+void test_radix_order(void)
+{
+    clsort_context *probe = test_context(NULL);
+    if (!probe)
+        return;
+    const char *specs[16];
+    size_t nspecs = test_shapes(probe, specs, 14);
+    clsort_context_release(probe);
+    specs[nspecs++] = "portion_max=30000"; /* portions of the tuned shape */
+    /* MSD order from tiles, whose sample sees the order first (PoCL on
+     * x86-64: elsewhere the plain MSD order) */
+    if (test_on_cpu())
+        specs[nspecs++] = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,"
+                          "hist_wg=1,plan_wg=64,nt_min=1,tile_min=1,radix_bits=8,large_min=0";
+    for (size_t si = 0; si < nspecs; si++) {
+        char spec[600];
+        snprintf(spec, sizeof spec, "%s%sorder_min=1000,skip_min=0", specs[si],
+                 specs[si][0] ? "," : "");
+        const bool tuned = si == 0;
+        clsort_context *ctx = test_context(spec);
+        if (!ctx)
+            return;
+        bool ok = true;
+        static const clsort_type types[] = {CLSORT_U32, CLSORT_F32, CLSORT_U64, CLSORT_I16};
+        for (size_t ti = 0; ok && ti < (tuned ? 4u : 1u); ti++) {
+            const clsort_type t = types[ti];
+            const data_dist dists[] = {DATA_SORTED, DATA_FEW_UNIQUE, DATA_UNIFORM,
+                                       t == CLSORT_F32 ? DATA_SPECIALS : DATA_ALL_EQUAL};
+            for (size_t di = 0; ok && di < (tuned ? 4u : 2u); di++)
+                for (int rev = 0; ok && rev < 2; rev++)
+                    ok = order_case(ctx, spec, t, dists[di], 70001, rev, tuned);
+        }
+        /* larger: more upfront work-groups, and on the tuned PoCL rows
+         * MSD order from tiles once the sample looks unordered */
+        for (int rev = 0; ok && tuned && rev < 2; rev++)
+            ok = order_case(ctx, spec, CLSORT_U32, DATA_SORTED, 300007, rev, false);
+        clsort_context_release(ctx);
+        if (!ok)
+            return;
+    }
+}

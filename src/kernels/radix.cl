@@ -3,11 +3,15 @@
  * A sort over the image bits [begin, end) runs P = ceil((end-begin)/r) passes
  * of r-bit digits. Every strategy starts with the same two kernels:
  *   clsort_radix_upfront  one read of the keys counts the digits of all
- *                         passes at once (per portion of the input);
+ *                         passes at once (per portion of the input), and
+ *                         notes whether neighbours are ever out of order;
  *   clsort_radix_plan     one work-group turns the counts into each pass's
  *                         global digit offsets, finds passes whose digit is
  *                         the same for every key (they are skipped: the
- *                         particle-cell case), and decides on the device
+ *                         particle-cell case; all of them where the keys
+ *                         are in order already, and where they are in
+ *                         reverse order, pass 0's launch reverses them),
+ *                         and decides on the device
  *                         which buffer each remaining pass reads and writes,
  *                         so that the result always ends in the caller's
  *                         buffer: U -> A -> B -> A ... -> U (three buffers),
@@ -53,6 +57,7 @@
 #define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
 #define ST_PENDING 4 /* the first plan of MSD order could not decide (see below) */
 #define ST_TILED 5 /* MSD order from the tile pass's layout (clsort_radix_tiles) */
+#define ST_REV_N 6 /* with PASS_REVERSE: n, low word then high word */
 #define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
@@ -63,6 +68,7 @@
 #define PASS_MSD 2    /* the top digit's pass, run first (MSD order) */
 #define PASS_BUCKET 3 /* a pass inside each bucket of the top digit */
 #define PASS_COPY 4   /* the keys copied from src to dst (ALLOW_FOLD: see clsort_plan) */
+#define PASS_REVERSE 5 /* the keys were in reverse order: key i swapped with key n - 1 - i */
 /* The pass argument of the onesweep launch that runs the MSD pass, whichever
  * pass the plan chose. */
 #define MSD_LAUNCH 0xffffffffu
@@ -96,6 +102,37 @@ inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
     *any |= img;
     *anyc |= (KEY_T)~img;
 }
+
+/* The order check of the upfront count: what it has seen between
+ * neighbours, in the sort's order, ORed into one flags word. */
+#define ORDER_DESCENT 1u /* a key above the next */
+#define ORDER_ASCENT 2u  /* a key below the next */
+#define ORDER_TIE 4u     /* two neighbours equal in the sorted bits */
+#define ORDER_SEEN 8u    /* the check ran (a zero word says nothing) */
+/* The plan's order mode: what it may make of the flags. */
+#define ORDER_SORTED 1u       /* no descent: every pass skipped */
+#define ORDER_REVERSE 2u      /* no ascent and no tie: one pass reverses the keys */
+#define ORDER_REVERSE_TIES 4u /* no ascent, ties or not: integer keys alone over all
+                                 their bits, where equal keys are identical */
+
+/* A key as the sort orders it: the bits [begin_bit, end_bit) of its image,
+ * complemented for a descending sort. */
+inline KEY_T clsort_order_key(KEY_T k, uint begin_bit, uint end_bit, uint descending)
+{
+    const uint w = end_bit - begin_bit;
+    const KEY_T mask = w >= KEY_BITS ? (KEY_T)~(KEY_T)0 : (KEY_T)(((KEY_T)1 << w) - (KEY_T)1);
+    const KEY_T o = (KEY_T)(RADIX_IMAGE(k) >> begin_bit) & mask;
+    return descending ? (KEY_T)(o ^ mask) : o;
+}
+
+/* The order flags of neighbours a, b (a first), in the sort's order. */
+inline uint clsort_order_pair(KEY_T a, KEY_T b, uint begin_bit, uint end_bit, uint descending)
+{
+    const KEY_T x = clsort_order_key(a, begin_bit, end_bit, descending);
+    const KEY_T y = clsort_order_key(b, begin_bit, end_bit, descending);
+    return (x > y ? ORDER_DESCENT : 0u) | (x < y ? ORDER_ASCENT : 0u) | (x == y ? ORDER_TIE : 0u);
+}
+#define ORDER_BOTH (ORDER_DESCENT | ORDER_ASCENT) /* neither sorted nor reversed */
 
 /* The upfront count's loads (work-group shapes): 16-byte vectors of HV
  * keys where the keys are 4 or 8 bytes and HIST_ITEMS a multiple of HV
@@ -170,8 +207,17 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
 inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uint p_lo,
                                uint p_hi, uint begin_bit, uint end_bit, uint descending,
                                uint want_bits, global uint *dst, local uint *h, KEY_T *any,
-                               KEY_T *anyc, uint part, uint parts)
+                               KEY_T *anyc, uint part, uint parts, uint want_order,
+                               idx_t order_from, global uint *order, local uint *order_l)
 {
+    /* the order check: every key x of the chunk from order_from on is
+     * compared with key x - 1 (keys[-1] exists where order_from is 0), until
+     * both a descent and an ascent are seen */
+    const global KEY_T *before = keys - 1; /* before[x] is keys[x - 1] */
+    uint fl = want_order ? ORDER_SEEN : ORDER_BOTH;
+#define ORDER_PAIR(x, k)                                                                   \
+    if ((fl & ORDER_BOTH) != ORDER_BOTH && (x) >= order_from)                             \
+        fl |= clsort_order_pair(before[x], (k), begin_bit, end_bit, descending);
 #if CLSORT_HIST_WG == 1
     /* Block by block (in L1): the bits in a loop that vectorises, then one
      * tight loop per pass. */
@@ -186,6 +232,9 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     KEY_T a = *any, ac = *anyc;
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
+        if ((fl & ORDER_BOTH) != ORDER_BOTH)
+            for (ulong i = max(b0, (ulong)order_from); i < b1; i++)
+                fl |= clsort_order_pair(keys[i - 1], keys[i], begin_bit, end_bit, descending);
         if (want_bits)
             for (ulong i = b0; i < b1; i++)
                 clsort_note_bits(keys[i], &a, &ac);
@@ -203,10 +252,14 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
         if (ph[e])
             atomic_add(&dst[e], ph[e]);
+    if (want_order)
+        atomic_or(order, fl);
 #else
     const uint lid = get_local_id(0);
     FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
         h[p_lo * RADIX + e] = 0;
+    if (lid == 0)
+        *order_l = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 #if HIST_VEC
     /* 16-byte loads of HV keys each, HIST_ITEMS keys per work-item per
@@ -216,12 +269,16 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     const idx_t a = min(hi, lo + (idx_t)((HV - ((uintptr_t)(keys + lo) / CLSORT_KEY_BYTES) % HV) %
                                          HV));
     const idx_t nv = (hi - a) / HV, b = a + nv * HV;
-    if (part == 0 && lid < a - lo)
+    if (part == 0 && lid < a - lo) {
         clsort_count_key(keys[lo + lid], p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
                          h, any, anyc);
-    if (part == 0 && lid < hi - b)
+        ORDER_PAIR(lo + lid, keys[lo + lid]);
+    }
+    if (part == 0 && lid < hi - b) {
         clsort_count_key(keys[b + lid], p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
                          h, any, anyc);
+        ORDER_PAIR(b + lid, keys[b + lid]);
+    }
     const global hvec_t *kv = (const global hvec_t *)(keys + a);
     const idx_t round = CLSORT_HIST_WG * HV_ITEMS;
     for (idx_t v0 = part * round; v0 < nv; v0 += parts * round) {
@@ -237,6 +294,17 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #endif
         }
 #define HV_OK(j) (v0 + ((j) / HV) * CLSORT_HIST_WG + lid < nv)
+        if ((fl & ORDER_BOTH) != ORDER_BOTH) {
+#pragma unroll
+            for (uint j = 0; j < HV_ITEMS; j++) {
+                if (HV_OK(HV * j)) {
+                    ORDER_PAIR(a + (v0 + j * CLSORT_HIST_WG + lid) * HV, k[HV * j]);
+                    for (uint e = 1; e < HV; e++)
+                        fl |= clsort_order_pair(k[HV * j + e - 1], k[HV * j + e], begin_bit,
+                                                end_bit, descending);
+                }
+            }
+        }
         HIST_COUNT_ROUND(HV_OK);
 #undef HV_OK
     }
@@ -251,15 +319,25 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             k[j] = i < hi ? keys[i] : (KEY_T)0;
         }
 #define SC_OK(j) (base + (j) * CLSORT_HIST_WG + lid < hi)
+#pragma unroll
+        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+            if (SC_OK(j)) {
+                ORDER_PAIR(base + j * CLSORT_HIST_WG + lid, k[j]);
+            }
         HIST_COUNT_ROUND(SC_OK);
 #undef SC_OK
     }
 #endif
+    if (want_order && fl != ORDER_SEEN)
+        atomic_or(order_l, fl);
     barrier(CLK_LOCAL_MEM_FENCE);
+    if (want_order && lid == 0)
+        atomic_or(order, *order_l | ORDER_SEEN);
     FOR_EACH_LOCAL(e, (p_hi - p_lo) * RADIX)
         if (h[p_lo * RADIX + e])
             atomic_add(&dst[p_lo * RADIX + e], h[p_lo * RADIX + e]);
 #endif
+#undef ORDER_PAIR
 }
 
 /* ORs the bits noted (clsort_note_bits: any, anyc) into the four bit words
@@ -292,8 +370,13 @@ inline void clsort_publish_bits(global uint *bitwords, KEY_T any, KEY_T anyc)
 inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, uint p_lo,
                                 uint p_hi, uint begin_bit, uint end_bit, uint descending,
                                 global uint *counts, global uint *bitwords, uint want_bits,
-                                global uint *zero, ulong zero_vec, local uint *h)
+                                global uint *zero, ulong zero_vec, local uint *h,
+                                uint order_check, global uint *order, local uint *order_l)
 {
+    /* order_check 0: none; 1: from key 1 on; 2: key 0 too, against keys[-1]
+     * (the end of the portion before) */
+    const uint want_order = order_check != 0;
+    const idx_t order_from = order_check == 2 ? 0 : 1;
     if (zero_vec) {
         /* zero_vec 16-byte words at zero, a contiguous part per work-group */
         global uint4 *z = (global uint4 *)zero;
@@ -306,12 +389,13 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
 #if HIST_VEC && CLSORT_HIST_STRIDE
     /* the work-groups sweep all the keys together, round by round */
     clsort_count_chunk(keys, 0, n, p_lo, p_hi, begin_bit, end_bit, descending, want_bits, counts,
-                       h, &any, &anyc, get_group_id(0), get_num_groups(0));
+                       h, &any, &anyc, get_group_id(0), get_num_groups(0), want_order,
+                       order_from, order, order_l);
 #else
     const idx_t lo = (idx_t)get_group_id(0) * chunk;
     const idx_t hi = min(lo + chunk, n);
     clsort_count_chunk(keys, lo, hi, p_lo, p_hi, begin_bit, end_bit, descending, want_bits,
-                       counts, h, &any, &anyc, 0, 1);
+                       counts, h, &any, &anyc, 0, 1, want_order, order_from, order, order_l);
 #endif
     if (want_bits)
         clsort_publish_bits(bitwords, any, anyc);
@@ -321,20 +405,22 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
  * unless MSD order's first plan left the decision pending (ST_PENDING),
  * with gated 2 nothing if the tile pass has counted the top digit and
  * noted the bits instead (its flag, the word after the bitwords: see
- * clsort_radix_tiles). */
+ * clsort_radix_tiles). The order flags go to order[order_off]. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
                           uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
                           global uint *counts, ulong counts_off, global uint *bitwords,
                           ulong bits_off, uint want_bits, global const uint *state, uint gated,
-                          global uint *zero, ulong zero_off, ulong zero_vec)
+                          global uint *zero, ulong zero_off, ulong zero_vec, global uint *order,
+                          ulong order_off, uint order_check)
 {
     local uint h[MAX_PASSES * RADIX];
+    local uint order_l;
     if ((gated == 1 && !state[ST_PENDING]) || (gated == 2 && bitwords[bits_off + 4]))
         return;
     clsort_upfront_work(keys + keys_off, n, chunk, p_lo, p_hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
-                        zero_vec, h);
+                        zero_vec, h, order_check, order + order_off, &order_l);
 }
 
 /* The plan, by one work-group: counts[Q][P][RADIX] (one row per portion)
@@ -372,14 +458,31 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  *
  * clear (phase 0 with msd_max 0 only, where nothing reads a count after its
  * base is made): each work-item zeroes the counts it has read, so that they
- * are zero again for the next sort's upfront count (no fill before it). */
+ * are zero again for the next sort's upfront count (no fill before it), and
+ * work-item 0 the order flags.
+ *
+ * order_mode (ORDER_ bits, 0: none) says what the plan may make of the
+ * upfront count's order flags (order[0]): keys already in order skip every
+ * pass, as if every digit were constant (argsort's indices are then the
+ * identity, written by the finish); keys in reverse order skip every pass
+ * too, and pass 0's launch reverses them (PASS_REVERSE, with n in
+ * ST_REV_N). */
 inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
                         uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
                         idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
                         global uint *state, global idx_t *bases, local idx_t *s,
-                        local uint *constant_digit)
+                        local uint *constant_digit, global uint *order, uint order_mode)
 {
     const uint lid = get_local_id(0);
+    /* the order check's verdict (every work-item reads the flags before lid
+     * 0 may clear them): 1 the keys are in order already, 2 in reverse */
+    const uint fl = order_mode ? order[0] : 0u;
+    uint ordered = 0;
+    if ((fl & ORDER_SEEN) && (order_mode & ORDER_SORTED) && !(fl & ORDER_DESCENT))
+        ordered = 1;
+    else if ((fl & ORDER_SEEN) && (order_mode & ORDER_REVERSE) && !(fl & ORDER_ASCENT) &&
+             (!(fl & ORDER_TIE) || (order_mode & ORDER_REVERSE_TIES)))
+        ordered = 2;
     FOR_EACH_LOCAL(p, MAX_PASSES)
         constant_digit[p] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -438,6 +541,13 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 constant_digit[p] = ((varying >> clsort_pass_shift(begin_bit, p)) &
                                      clsort_pass_mask(begin_bit, end_bit, p)) == 0;
         }
+        /* keys in order or in reverse order: no pass moves them by a digit
+         * (the host asks for the check only where passes may be skipped) */
+        if (ordered)
+            for (uint p = 0; p < passes; p++)
+                constant_digit[p] = 1;
+        if (order_mode && clear)
+            order[0] = 0;
         uint active = 0, top = 0;
         for (uint p = 0; p < passes; p++)
             if (!((allow_skip & 1) && constant_digit[p])) {
@@ -461,7 +571,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 most = max(most, t);
             }
         }
-        state[ST_PENDING] = first && most > msd_max;
+        state[ST_PENDING] = first && most > msd_max && !ordered;
         state[ST_MSD] = most <= msd_max ? top + 1 : 0;
         state[ST_TILED] = phase == 3 && bitwords[4] && most <= msd_max && top == passes - 1;
         if (state[ST_PENDING]) {
@@ -503,6 +613,16 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             state[ST_ACTIVE_PASSES] = active;
             state[ST_COPY_BACK] = (active == 1);
             state[ST_IOTA] = (active == 0) && gen_index;
+            if (ordered == 2) {
+                /* pass 0's launch reverses the keys in U (and writes
+                 * argsort's indices itself) */
+                global uint *w = state + ST_PASS(0);
+                w[ST_PASS_ACTIVE] = PASS_REVERSE;
+                w[ST_PASS_FIRST] = gen_index;
+                state[ST_IOTA] = 0;
+                state[ST_REV_N] = (uint)n;
+                state[ST_REV_N + 1] = (uint)((ulong)n >> 32);
+            }
         }
     }
 }
@@ -512,7 +632,8 @@ kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
 void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uint passes, idx_t n,
                        uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
                        idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
-                       ulong bits_off, global uint *state, global idx_t *bases)
+                       ulong bits_off, global uint *state, global idx_t *bases,
+                       global uint *order, ulong order_off, uint order_mode)
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
@@ -520,7 +641,8 @@ void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uin
         return;
     clsort_plan(counts + counts_off, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == 0 && msd_max == 0,
-                bitwords + bits_off, state, bases, s, constant_digit);
+                bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
+                order_mode);
 }
 
 /* The one-work-group start of a small sort (one portion): counts every
@@ -566,7 +688,7 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
         counts[e] = h[e];
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, 0, counts,
-                state, bases, s, constant_digit);
+                state, bases, s, constant_digit, counts, 0);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
@@ -592,7 +714,8 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
 
 /* sync words of clsort_radix_upfront_plan (a pool buffer of its own, all
  * zero between sorts; radix.c keeps the counts of the sorts in LSD order
- * without the fused start there as well, and their plan clears them) */
+ * without the fused start there as well, and their plan clears them): the
+ * sign-off word, the counts, then the order flags */
 #define SYNC_DONE 0   /* work-groups that have signed off */
 #define SYNC_COUNTS 1 /* then passes * RADIX counts */
 
@@ -609,15 +732,17 @@ void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n
                                uint passes, uint begin_bit, uint end_bit, uint descending,
                                uint allow_skip, uint gen_index, global uint *zero,
                                ulong zero_vec, global uint *sync, global uint *state,
-                               global idx_t *bases)
+                               global idx_t *bases, uint order_mode)
 {
     local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_HIST_WG)];
     local uint constant_digit[MAX_PASSES];
-    local uint last;
+    local uint last, order_l;
     const uint lid = get_local_id(0);
+    global uint *order = sync + SYNC_COUNTS + passes * RADIX; /* after the counts */
     clsort_upfront_work(keys + keys_off, n, chunk, 0, passes, begin_bit, end_bit, descending,
-                        sync + SYNC_COUNTS, sync, 0, zero, zero_vec, h);
+                        sync + SYNC_COUNTS, sync, 0, zero, zero_vec, h, order_mode ? 1u : 0u,
+                        order, &order_l);
     /* the group's atomics before it signs off: the barrier orders them
      * before work-item 0's fence (one fence a group, as a grid barrier's) */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -635,7 +760,7 @@ void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n
      * without this barrier, right ones with it */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     clsort_plan(sync + SYNC_COUNTS, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0,
-                1, sync, state, bases, s, constant_digit);
+                1, sync, state, bases, s, constant_digit, order, order_mode);
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys

@@ -704,6 +704,30 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
  * pass is skipped) it does the finish's work for its tile: A back to U when
  * one pass ran, or argsort's identity when none did. ku and vu: the
  * caller's buffers at their offsets. */
+/* The plan's PASS_REVERSE over keys [lo, lo + cnt): key i trades places
+ * with key n - 1 - i (the one with the lower index moves both; n from the
+ * state); argsort's index of place i is n - 1 - i (first: generate). */
+inline void clsort_os_reverse(global KEY_T *ku, global VAL_T *vu, ulong lo, uint cnt, uint first,
+                              global const uint *state)
+{
+    const ulong n = (ulong)state[ST_REV_N] | (ulong)state[ST_REV_N + 1] << 32;
+    for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG) {
+        const ulong i = lo + j, m = n - 1 - i;
+        if (i < m) {
+            const KEY_T k = ku[i];
+            ku[i] = ku[m];
+            ku[m] = k;
+#if HAVE_VALUES
+            const VAL_T v = vu[i];
+            vu[i] = GEN_VALUE(first, m, vu[m]);
+            vu[m] = GEN_VALUE(first, i, v);
+        } else if (i == m) {
+            vu[i] = GEN_VALUE(first, i, vu[i]);
+#endif
+        }
+    }
+}
+
 inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finish,
                            global KEY_T *ku, global KEY_T *ka, global KEY_T *kb,
                            global VAL_T *vu, global VAL_T *va, global VAL_T *vb,
@@ -724,6 +748,8 @@ inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finis
             for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG)
                 dv[j] = GEN_VALUE(first, lo + j, sv[j]);
 #endif
+        } else if (active == PASS_REVERSE) {
+            clsort_os_reverse(ku, vu, lo, cnt, first, state);
         } else if (finish) {
             const uint copy_back = state[ST_COPY_BACK];
             if (copy_back || state[ST_IOTA])
@@ -888,6 +914,9 @@ void clsort_radix_chain(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb),
                        HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u,
                        scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX, 0);
+    } else if (w.s0 == PASS_REVERSE) { /* pass 0 only: the passes after it wait for it */
+        clsort_os_reverse(ku + ku_off, vu + vu_off, clsort_os_tile_at(0, m.tile),
+                          clsort_os_tile_count(n, m.tile), HAVE_VALUES ? w.s3 : 0u, state);
     }
     /* sign off once every work-item's writes are done */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
@@ -1051,7 +1080,7 @@ kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint fir
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pass,
                          uint begin_bit, uint end_bit, uint descending, idx_t msd_max,
-                         global uint *scratch, ulong flag_off)
+                         global uint *scratch, ulong flag_off, uint order_check)
 {
     uint go = 0;
 #if TILED_OK
@@ -1063,11 +1092,15 @@ void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pas
         for (uint d = 0; d < RADIX; d++)
             h[d] = 0;
         ku += ku_off;
-        KEY_T any = 0, anyc = 0;
+        KEY_T any = 0, anyc = 0, prev = 0;
+        uint fl = 0; /* the samples' order: see the upfront count's check */
         for (uint i = 0; i < TILE_SAMPLES; i++) {
             const KEY_T k = ku[(ulong)i * n / TILE_SAMPLES];
             clsort_note_bits(k, &any, &anyc);
             h[DIGIT_OF(k, shift, mask, flip)]++;
+            if (i)
+                fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
+            prev = k;
         }
         uint most = 0;
         for (uint d = 0; d < RADIX; d++)
@@ -1079,6 +1112,10 @@ void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pas
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * TILE_SAMPLES;
+        /* samples in order or in reverse order: the upfront count instead,
+         * whose order check may spare the whole sort */
+        if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
+            go = 0;
     }
 #endif
     scratch[flag_off] = go;
