@@ -7,7 +7,8 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers cpuratio scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep host hostcli pack
+#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep host hostcli
+#        dists cpudists pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
@@ -372,6 +373,48 @@ stage_examples() {
         --gen poisson3d:100 --gen powerlaw:1000000:8} 2>&1 | tee "$OUT/spgemm_gpu.txt"
 }
 
+# The distribution suite (issue 33): clsort and CUB on the GPU, then
+# clsort on PoCL and the CPU peers, on the same inputs (same seed), each
+# with its comparison table. DIST_CASES, DIST_SIZES, CPU_DIST_SIZES.
+DIST_U32="uniform zipf-1k zipf-1m few-2 few-unique few-1024 all-equal sorted reversed sorted-swaps sorted-runs and-2 and-4"
+dist_cases() {
+    local c="" d
+    for d in $DIST_U32; do c+="u32@$d,"; done
+    for d in normal exponential uniform sorted reversed; do c+="f32@$d,"; done
+    for d in uniform low-20 sorted reversed zipf-1m few-1024; do c+="u64@$d,"; done
+    for d in uniform sorted reversed zipf-1m few-unique few-1024; do c+="u32+4@$d,"; done
+    echo "${c%,}"
+}
+stage_dists() {
+    wait_builds
+    local cases=${DIST_CASES:-$(dist_cases)}
+    log "distributions on the GPU: clsort (${DIST_SIZES:-1M,32M,256M})"
+    ./$BUILD/clsort bench --device gpu --cases "$cases" --sizes "${DIST_SIZES:-1M,32M,256M}" \
+        --no-qsort --seed $SEED --min-reps 10 --json "$OUT/dists_gpu.json" > "$OUT/dists_gpu.txt" 2>&1
+    tail -3 "$OUT/dists_gpu.txt"
+    log "distributions on the GPU: CUB"
+    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases "$cases" --sizes "${DIST_SIZES:-1M,32M,256M}" \
+        --seed $SEED --reps 10 > "$OUT/dists_cub.jsonl" 2> "$OUT/dists_cub.err"
+    tail -3 "$OUT/dists_cub.err"
+    python3 bench/compare.py --clsort "$OUT/dists_gpu.json" --cub "$OUT/dists_cub.jsonl" \
+        --md "$OUT/compare_dists.md" > /dev/null
+    cat "$OUT/compare_dists.md"
+}
+stage_cpudists() {
+    wait_builds
+    local cases=${DIST_CASES:-$(dist_cases)}
+    log "distributions on the CPU: clsort on PoCL (${CPU_DIST_SIZES:-8M,32M})"
+    ./$BUILD/clsort bench --device cpu --cases "$cases" --sizes "${CPU_DIST_SIZES:-8M,32M}" \
+        --no-qsort --seed $SEED --min-reps 5 --json "$OUT/dists_cpu.json" > "$OUT/dists_cpu.txt" 2>&1
+    tail -3 "$OUT/dists_cpu.txt"
+    log "distributions on the CPU: ips4o, vqsort"
+    [ -x $BUILD/cpu_peers ] && ./$BUILD/cpu_peers --sizes "${CPU_DIST_SIZES:-8M,32M}" --cases "$cases" \
+        --impls ips4o,vqsort --reps 5 --seed $SEED > "$OUT/dists_cpu_peers.jsonl"
+    python3 bench/compare.py --cpu --clsort "$OUT/dists_cpu.json" \
+        --peers "$OUT/dists_cpu_peers.jsonl" --md "$OUT/compare_cpu_dists.md" > /dev/null
+    cat "$OUT/compare_cpu_dists.md"
+}
+
 stage_compare() {
     log compare
     gbs=$(sed -n 's/^copy bandwidth: \([0-9.]*\).*/\1/p' "$OUT/clsort_gpu.txt" 2>/dev/null | head -1)
@@ -440,7 +483,7 @@ stage_pack() {
     local tmp
     tmp=$(mktemp -d)
     tar -czf "$tmp/results.tar.gz" -C "$OUT" .
-    for f in compare.md clsort_gpu.json cub.jsonl ab.txt ctest-gpu.log compare_cpu.md cpuratio.md; do
+    for f in ${PACK_FILES:-compare.md clsort_gpu.json cub.jsonl ab.txt ctest-gpu.log compare_cpu.md cpuratio.md}; do
         [ -e "$OUT/$f" ] && cp "$OUT/$f" "$tmp/"
     done
     find "$OUT" -mindepth 1 -delete

@@ -11,6 +11,8 @@
 //
 // usage: cpu_peers [--sizes 1M,8M,32M] [--cases u32,u32+4] [--impls a,b,...]
 //                  [--threads T] [--reps R]
+// A case is u32, f32, u64 (keys) or u32+4 (pairs), with @DIST for any
+// distribution of bench/data.c (default uniform), as clsort bench takes it.
 // One JSON object per line on stdout, as the CUB program writes:
 //   {"impl": "ips4o", "threads": 16, "case": "u32", "n": 33554432, "ms": ..., "mkeys_per_s": ...}
 // --impls memcpy (not in the default list) copies the input to another
@@ -93,6 +95,16 @@ uint64_t checksum(const uint64_t *v, size_t n)
     for (size_t i = 0; i < n; i++) s += v[i] * 0x9e3779b97f4a7c15ull ^ (v[i] >> 7);
     return s;
 }
+template <typename T> uint64_t checksum_of(const T *v, size_t n)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = 0;
+        std::memcpy(&x, &v[i], sizeof(T));
+        s += x * 0x9e3779b97f4a7c15ull ^ (x >> 7);
+    }
+    return s;
+}
 uint64_t checksum(const uint32_t *v, size_t n)
 {
     uint64_t s = 0;
@@ -108,6 +120,34 @@ void parallel_copy(void *dst, const void *src, size_t bytes, int threads)
         size_t a = bytes / threads * t, b = t + 1 == threads ? bytes : bytes / threads * (t + 1);
         std::memcpy((char *)dst + a, (const char *)src + a, b - a);
     }
+}
+
+// One implementation's median time over reps sorts of keys (a copy each
+// time), checked; returns a negative time for a wrong result, 0 for an
+// implementation that does not take this key type.
+template <typename T>
+double time_keys(const std::string &im, const hwy::Sorter &vq, const std::vector<T> &keys,
+                 int threads, int reps, uint64_t want)
+{
+    const size_t n = keys.size();
+    std::vector<double> ms;
+    for (int r = 0; r < reps; r++) {
+        std::vector<T> k = keys;
+        T *b = k.data(), *e = b + n;
+        double t0 = now_ms();
+        if (im == "ips4o") ips4o::parallel::sort(b, e, std::less<>(), threads);
+        else if (im == "ips4o_seq") ips4o::sort(b, e);
+        else if (im == "vqsort") vq(b, n, hwy::SortAscending());
+        else if (im == "std_sort") std::sort(b, e);
+        else if (im == "std_stable_sort") std::stable_sort(b, e);
+        else if (im == "qsort" && sizeof(T) == 4 && T(-1) > T(0))
+            std::qsort(b, n, 4, cmp_u32);
+        else return 0;
+        ms.push_back(now_ms() - t0);
+        if (!std::is_sorted(k.begin(), k.end()) || checksum_of(k.data(), n) != want) return -1;
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
 }
 
 }  // namespace
@@ -135,7 +175,7 @@ int main(int argc, char **argv)
         else if (a == "--reps") reps = std::atoi(next().c_str());
         else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
         else {
-            std::fprintf(stderr, "usage: cpu_peers [--sizes L] [--cases u32,u32+4] "
+            std::fprintf(stderr, "usage: cpu_peers [--sizes L] [--cases u32,u32+4,f32@normal,...] "
                                  "[--impls L] [--threads T] [--reps R] [--seed S]\n");
             return 2;
         }
@@ -146,53 +186,80 @@ int main(int argc, char **argv)
     }
     const hwy::Sorter vq;
     for (const std::string &cs : split(cases)) {
-        bool pairs = cs == "u32+4";
-        if (!pairs && cs != "u32") {
-            std::fprintf(stderr, "cpu_peers: case %s: only u32 and u32+4\n", cs.c_str());
+        const size_t at = cs.find('@');
+        const std::string kind = cs.substr(0, at);
+        data_dist dist = DATA_UNIFORM;
+        if (at != std::string::npos) {
+            int d = data_dist_from_name(cs.c_str() + at + 1);
+            if (d < 0) {
+                std::fprintf(stderr, "cpu_peers: case %s: unknown distribution\n", cs.c_str());
+                return 2;
+            }
+            dist = (data_dist)d;
+        }
+        bool pairs = kind == "u32+4";
+        if (!pairs && kind != "u32" && kind != "f32" && kind != "u64") {
+            std::fprintf(stderr, "cpu_peers: case %s: only u32, f32, u64 and u32+4\n", cs.c_str());
             return 2;
         }
         for (const std::string &ss : split(sizes)) {
             size_t n = parse_size(ss);
             // the keys clsort bench sorts: seed S + n (bench.c)
-            std::vector<uint32_t> keys(n);
-            data_fill(keys.data(), CLSORT_U32, n, DATA_UNIFORM, seed + n);
+            std::vector<uint32_t> keys;
+            std::vector<float> fkeys;
+            std::vector<uint64_t> wkeys;
+            if (kind == "f32") {
+                fkeys.resize(n);
+                data_fill(fkeys.data(), CLSORT_F32, n, dist, seed + n);
+            } else if (kind == "u64") {
+                wkeys.resize(n);
+                data_fill(wkeys.data(), CLSORT_U64, n, dist, seed + n);
+            } else {
+                keys.resize(n);
+                data_fill(keys.data(), CLSORT_U32, n, dist, seed + n);
+            }
             std::vector<uint64_t> recs;
             if (pairs) {
                 recs.resize(n);
                 for (size_t i = 0; i < n; i++) recs[i] = (uint64_t)keys[i] << 32 | (uint32_t)i;
             }
-            const uint64_t want = pairs ? checksum(recs.data(), n) : checksum(keys.data(), n);
+            const uint64_t want = pairs             ? checksum(recs.data(), n)
+                                  : kind == "f32" ? checksum_of(fkeys.data(), n)
+                                  : kind == "u64" ? checksum_of(wkeys.data(), n)
+                                                    : checksum(keys.data(), n);
             for (const std::string &im : split(impls)) {
                 int used_threads = im == "ips4o" || im == "memcpy" ? threads : 1;
                 if ((im == "qsort" || im == "std_stable_sort" || im == "std_sort") && n > (32u << 20))
                     continue;
-                std::vector<double> ms;
-                bool ok = true;
-                for (int r = 0; r < reps && ok; r++) {
-                    std::vector<uint32_t> k = keys;
-                    std::vector<uint64_t> v = recs;
-                    if (im == "memcpy") { // the copy, into memory already touched
-                        const void *src = pairs ? (const void *)recs.data() : keys.data();
-                        void *dst = pairs ? (void *)v.data() : k.data();
-                        size_t bytes = n * (pairs ? 8 : 4);
-                        std::memset(dst, 0, bytes);
-                        double t0 = now_ms();
-                        parallel_copy(dst, src, bytes, threads);
-                        ms.push_back(now_ms() - t0);
-                        ok = std::memcmp(dst, src, bytes) == 0;
-                        continue;
+                double med = 0;
+                if (!pairs && im != "memcpy") {
+                    med = kind == "f32"   ? time_keys(im, vq, fkeys, threads, reps, want)
+                          : kind == "u64" ? time_keys(im, vq, wkeys, threads, reps, want)
+                                          : time_keys(im, vq, keys, threads, reps, want);
+                    if (med == 0) continue;
+                    if (med < 0) {
+                        std::fprintf(stderr, "cpu_peers: %s %s n=%zu: WRONG RESULT\n", im.c_str(),
+                                     cs.c_str(), n);
+                        return 1;
                     }
-                    double t0 = now_ms();
-                    if (!pairs) {
-                        uint32_t *b = k.data(), *e = b + n;
-                        if (im == "ips4o") ips4o::parallel::sort(b, e, std::less<>(), threads);
-                        else if (im == "ips4o_seq") ips4o::sort(b, e);
-                        else if (im == "vqsort") vq(b, n, hwy::SortAscending());
-                        else if (im == "std_sort") std::sort(b, e);
-                        else if (im == "std_stable_sort") std::stable_sort(b, e);
-                        else if (im == "qsort") std::qsort(b, n, 4, cmp_u32);
-                        else { std::fprintf(stderr, "cpu_peers: unknown impl %s\n", im.c_str()); return 2; }
-                    } else {
+                } else {
+                    std::vector<double> ms;
+                    bool ok = true;
+                    for (int r = 0; r < reps && ok; r++) {
+                        std::vector<uint32_t> k = keys;
+                        std::vector<uint64_t> v = recs;
+                        if (im == "memcpy") { // the copy, into memory already touched
+                            const void *src = pairs ? (const void *)recs.data() : keys.data();
+                            void *dst = pairs ? (void *)v.data() : k.data();
+                            size_t bytes = n * (pairs ? 8 : 4);
+                            std::memset(dst, 0, bytes);
+                            double t0 = now_ms();
+                            parallel_copy(dst, src, bytes, threads);
+                            ms.push_back(now_ms() - t0);
+                            ok = std::memcmp(dst, src, bytes) == 0;
+                            continue;
+                        }
+                        double t0 = now_ms();
                         uint64_t *b = v.data(), *e = b + n;
                         if (im == "ips4o") ips4o::parallel::sort(b, e, rec_less(), threads);
                         else if (im == "ips4o_seq") ips4o::sort(b, e, rec_less());
@@ -202,22 +269,18 @@ int main(int argc, char **argv)
                         else if (im == "std_stable_sort") std::stable_sort(b, e, rec_less());
                         else if (im == "qsort") std::qsort(b, n, 8, cmp_rec);
                         else { std::fprintf(stderr, "cpu_peers: unknown impl %s\n", im.c_str()); return 2; }
-                    }
-                    ms.push_back(now_ms() - t0);
-                    if (!pairs) {
-                        ok = std::is_sorted(k.begin(), k.end()) && checksum(k.data(), n) == want;
-                    } else {
+                        ms.push_back(now_ms() - t0);
                         ok = std::is_sorted(v.begin(), v.end(), rec_less()) &&
                              checksum(v.data(), n) == want;
                     }
+                    if (!ok) {
+                        std::fprintf(stderr, "cpu_peers: %s %s n=%zu: WRONG RESULT\n", im.c_str(),
+                                     cs.c_str(), n);
+                        return 1;
+                    }
+                    std::sort(ms.begin(), ms.end());
+                    med = ms[ms.size() / 2];
                 }
-                if (!ok) {
-                    std::fprintf(stderr, "cpu_peers: %s %s n=%zu: WRONG RESULT\n", im.c_str(),
-                                 cs.c_str(), n);
-                    return 1;
-                }
-                std::sort(ms.begin(), ms.end());
-                double med = ms[ms.size() / 2];
                 char extra[64] = "";
                 if (im == "memcpy")
                     std::snprintf(extra, sizeof extra, ", \"gbs\": %.1f",
