@@ -232,9 +232,18 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     KEY_T a = *any, ac = *anyc;
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
-        if ((fl & ORDER_BOTH) != ORDER_BOTH)
-            for (ulong i = max(b0, (ulong)order_from); i < b1; i++)
-                fl |= clsort_order_pair(keys[i - 1], keys[i], begin_bit, end_bit, descending);
+        if ((fl & ORDER_BOTH) != ORDER_BOTH) {
+            /* three OR-reductions of comparisons: a loop that vectorises */
+            uint desc = 0, asc = 0, tie = 0;
+            for (ulong i = max(b0, (ulong)order_from); i < b1; i++) {
+                const KEY_T x = clsort_order_key(keys[i - 1], begin_bit, end_bit, descending);
+                const KEY_T y = clsort_order_key(keys[i], begin_bit, end_bit, descending);
+                desc |= x > y;
+                asc |= x < y;
+                tie |= x == y;
+            }
+            fl |= (desc ? ORDER_DESCENT : 0u) | (asc ? ORDER_ASCENT : 0u) | (tie ? ORDER_TIE : 0u);
+        }
         if (want_bits)
             for (ulong i = b0; i < b1; i++)
                 clsort_note_bits(keys[i], &a, &ac);
