@@ -387,18 +387,23 @@ dist_cases() {
 }
 stage_dists() {
     wait_builds
-    local cases=${DIST_CASES:-$(dist_cases)}
-    log "distributions on the GPU: clsort (${DIST_SIZES:-1M,32M,256M})"
-    ./$BUILD/clsort bench --device gpu --cases "$cases" --sizes "${DIST_SIZES:-1M,32M,256M}" \
-        --no-qsort --seed $SEED --min-reps 10 --json "$OUT/dists_gpu.json" > "$OUT/dists_gpu.txt" 2>&1
-    tail -3 "$OUT/dists_gpu.txt"
-    log "distributions on the GPU: CUB"
-    [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases "$cases" --sizes "${DIST_SIZES:-1M,32M,256M}" \
-        --seed $SEED --reps 10 > "$OUT/dists_cub.jsonl" 2> "$OUT/dists_cub.err"
+    local cases=${DIST_CASES:-$(dist_cases)} sizes=${DIST_SIZES:-1M,32M}
+    local large=${DIST_LARGE_CASES:-u32@uniform,u32@sorted,u32@reversed,u32@few-unique,u32@zipf-1m,u32@sorted-swaps,f32@normal,u64@sorted,u32+4@reversed}
+    rm -f "$OUT/dists_cub.jsonl"
+    for part in "$cases $sizes" "$large ${DIST_LARGE_SIZES:-256M}"; do
+        set -- $part
+        log "distributions on the GPU ($2): clsort, then CUB"
+        ./$BUILD/clsort bench --device gpu --cases "$1" --sizes "$2" --no-qsort --seed $SEED \
+            --min-reps 10 --json "$OUT/dists_gpu_$2.json" >> "$OUT/dists_gpu.txt" 2>&1
+        [ -x $BUILD/cub_sort ] && ./$BUILD/cub_sort --cases "$1" --sizes "$2" --seed $SEED \
+            --reps 10 >> "$OUT/dists_cub.jsonl" 2>> "$OUT/dists_cub.err"
+    done
     tail -3 "$OUT/dists_cub.err"
-    python3 bench/compare.py --clsort "$OUT/dists_gpu.json" --cub "$OUT/dists_cub.jsonl" \
+    python3 bench/compare.py --clsort "$OUT"/dists_gpu_$sizes.json --cub "$OUT/dists_cub.jsonl" \
         --md "$OUT/compare_dists.md" > /dev/null
-    cat "$OUT/compare_dists.md"
+    python3 bench/compare.py --clsort "$OUT"/dists_gpu_${DIST_LARGE_SIZES:-256M}.json \
+        --cub "$OUT/dists_cub.jsonl" --md "$OUT/compare_dists_large.md" > /dev/null
+    cat "$OUT/compare_dists.md" "$OUT/compare_dists_large.md"
 }
 stage_cpudists() {
     wait_builds

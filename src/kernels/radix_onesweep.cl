@@ -706,49 +706,27 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
  * caller's buffers at their offsets. */
 /* The plan's PASS_REVERSE over keys [lo, lo + cnt): key i trades places
  * with key n - 1 - i (the one with the lower index moves both; n from the
- * state); argsort's index of place i is n - 1 - i (first: generate). Each
- * work-item loads REV_BATCH pairs before it stores any, so that many loads
- * are in flight (the lower keys of all pairs and the upper ones never
- * overlap, so no work-item's stores meet another's loads). */
-#define REV_BATCH 8
+ * state); argsort's index of place i is n - 1 - i (first: generate).
+ * One pair at a time: loads of several pairs first (more loads in flight)
+ * raised the onesweep kernel's registers, whose idle path this is, and
+ * slowed every pass by a quarter on the H200. */
 inline void clsort_os_reverse(global KEY_T *ku, global VAL_T *vu, ulong lo, uint cnt, uint first,
                               global const uint *state)
 {
     const ulong n = (ulong)state[ST_REV_N] | (ulong)state[ST_REV_N + 1] << 32;
-    for (uint j0 = 0; j0 < cnt; j0 += REV_BATCH * CLSORT_OS_WG) { /* uniform */
-        KEY_T lo_k[REV_BATCH], hi_k[REV_BATCH];
+    for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG) {
+        const ulong i = lo + j, m = n - 1 - i;
+        if (i < m) {
+            const KEY_T k = ku[i];
+            ku[i] = ku[m];
+            ku[m] = k;
 #if HAVE_VALUES
-        VAL_T lo_v[REV_BATCH], hi_v[REV_BATCH];
+            const VAL_T v = vu[i];
+            vu[i] = GEN_VALUE(first, m, vu[m]);
+            vu[m] = GEN_VALUE(first, i, v);
+        } else if (i == m) {
+            vu[i] = GEN_VALUE(first, i, vu[i]);
 #endif
-#pragma unroll
-        for (uint r = 0; r < REV_BATCH; r++) {
-            const uint j = j0 + r * CLSORT_OS_WG + get_local_id(0);
-            const ulong i = lo + j, m = n - 1 - i;
-            if (j < cnt && i < m) {
-                lo_k[r] = ku[i];
-                hi_k[r] = ku[m];
-#if HAVE_VALUES
-                if (!first) {
-                    lo_v[r] = vu[i];
-                    hi_v[r] = vu[m];
-                }
-#endif
-            }
-        }
-#pragma unroll
-        for (uint r = 0; r < REV_BATCH; r++) {
-            const uint j = j0 + r * CLSORT_OS_WG + get_local_id(0);
-            const ulong i = lo + j, m = n - 1 - i;
-            if (j < cnt && i < m) {
-                ku[i] = hi_k[r];
-                ku[m] = lo_k[r];
-#if HAVE_VALUES
-                vu[i] = GEN_VALUE(first, m, hi_v[r]);
-                vu[m] = GEN_VALUE(first, i, lo_v[r]);
-            } else if (j < cnt && i == m) {
-                vu[i] = GEN_VALUE(first, i, vu[i]);
-#endif
-            }
         }
     }
 }
