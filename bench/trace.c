@@ -90,7 +90,7 @@ static build make(cl_context ctx, cl_device_id dev, const char **src, const char
         b.prog = clCreateProgramWithBinary(ctx, 1, &dev, &len, &bin, &st, &err);
         CHECK(err, "clCreateProgramWithBinary");
     } else {
-        b.prog = clCreateProgramWithSource(ctx, 3, src, NULL, &err);
+        b.prog = clCreateProgramWithSource(ctx, 4, src, NULL, &err);
         CHECK(err, "clCreateProgramWithSource");
     }
     cl_int berr = clBuildProgram(b.prog, 1, &dev, ptx ? "-cl-nv-verbose" : opts, NULL, NULL);
@@ -173,9 +173,9 @@ int main(int argc, char **argv)
                         "wg a multiple of 32, wg * items at most 65536, rank 2..4\n");
         return 2;
     }
-    const char *names[3] = {"common.cl", "radix.cl", "radix_onesweep.cl"};
-    const char *src[3];
-    for (int i = 0; i < 3; i++)
+    const char *names[4] = {"common.cl", "radix_layout.h", "radix.cl", "radix_onesweep.cl"};
+    const char *src[4];
+    for (int i = 0; i < 4; i++)
         if (!(src[i] = read_file(dir, names[i]))) {
             fprintf(stderr, "clsort_trace: cannot read %s/%s\n", dir, names[i]);
             return 1;

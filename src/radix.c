@@ -14,21 +14,13 @@
  * buffer U and temporaries A and B so that the result lands in U.
  */
 #include "internal.h"
+#include "kernels/radix_layout.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* Look-back counts are 30 bits: portions stay below 2^30 keys. */
 #define PORTION_LIMIT ((1u << 30) - 1u)
-/* as in radix.cl: onesweep's pass argument for MSD order's top pass, and its
- * bases_off for "the row of the pass the plan chose" */
-#define MSD_LAUNCH 0xffffffffu
-#define BASES_OF_PASS (~(cl_ulong)0)
-/* as in radix.cl: the plan's order mode (what it may make of the upfront
- * count's order check) */
-#define ORDER_SORTED 1u
-#define ORDER_REVERSE 2u
-#define ORDER_REVERSE_TIES 4u
 
 typedef struct radix_shape {
     unsigned r, radix, passes, max_passes;
@@ -250,7 +242,7 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         s->counts_at = 0;
         s->counters_at = s->portions * P * R;
         s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
-        s->tiled_at = s->bits_at + 4; /* 2 words right after: the tile pass's flag, its tiles */
+        s->tiled_at = s->bits_at + BITS_TILE_FLAG; /* 2 words: the tile pass's flag, its tiles */
         s->chain_at = s->tiled_at + 2; /* 1 + P words, clsort_radix_chain */
         s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
         s->order_at = s->bucket_at + 1; /* 1 word: the order flags, where a fill zeroes them */
@@ -317,7 +309,7 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
     }
     s->keys_bytes = n * s->key_bytes;
     s->vals_bytes = n * s->val_bytes;
-    s->state_words = 8 + 4 * (size_t)P;
+    s->state_words = ST_PASS((size_t)P);
     return CLSORT_SUCCESS;
 }
 
@@ -329,7 +321,6 @@ static clsort_status make_shape(clsort_context *ctx, const clsort_radix_job *job
 /* Words of the sync slot (all zero between sorts): the fused start's
  * sign-off counter, then its running counts, or the counts of every
  * portion where they are kept zero (radix_buffers), then the order flags. */
-#define SYNC_COUNTS 1 /* as in radix.cl */
 static size_t sync_words(const radix_shape *s)
 {
     return SYNC_COUNTS + s->portions * s->passes * s->radix + 1;
@@ -346,9 +337,9 @@ static size_t shape_bytes(const radix_shape *s)
 
 int clsort_radix_last_tiled(clsort_context *ctx)
 {
-    cl_uint w = 0; /* ST_TILED: word 5 of the state (radix.cl) */
+    cl_uint w = 0;
     if (!ctx || !ctx->pool[CLSORT_SLOT_STATE] ||
-        clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, 5 * sizeof w,
+        clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, ST_TILED * sizeof w,
                             sizeof w, &w, 0, NULL, NULL) != CL_SUCCESS)
         return -1;
     return w != 0;
@@ -356,14 +347,14 @@ int clsort_radix_last_tiled(clsort_context *ctx)
 
 int clsort_radix_last_order(clsort_context *ctx)
 {
-    cl_uint w[12]; /* ST_ACTIVE_PASSES (word 0) and pass 0's words (8..11) */
+    cl_uint w[ST_PASS(1)]; /* the plan's words up to pass 0's */
     if (!ctx || !ctx->pool[CLSORT_SLOT_STATE] ||
         clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, 0, sizeof w, w, 0,
                             NULL, NULL) != CL_SUCCESS)
         return -1;
-    if (w[8] == 5) /* PASS_REVERSE */
+    if (w[ST_PASS(0) + ST_PASS_ACTIVE] == PASS_REVERSE)
         return 2;
-    return w[0] == 0;
+    return w[ST_ACTIVE_PASSES] == 0;
 }
 
 clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
@@ -410,13 +401,15 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
                      ctx->tuning.nv_maxreg);
-        static const char *const files[] = {"common.cl", "radix.cl", "radix_onesweep.cl"};
-        return clsort_program_get(ctx, files, 3, opts, prog);
+        static const char *const files[] = {"common.cl", "radix_layout.h", "radix.cl",
+                                            "radix_onesweep.cl"};
+        return clsort_program_get(ctx, files, 4, opts, prog);
     }
     snprintf(opts + len, sizeof opts - (size_t)len, " -DCLSORT_CL_WG=%u -DCLSORT_CL_ITEMS=%u",
              s->cl_wg, s->cl_items);
-    static const char *const files[] = {"common.cl", "radix.cl", "radix_classic.cl"};
-    return clsort_program_get(ctx, files, 3, opts, prog);
+    static const char *const files[] = {"common.cl", "radix_layout.h", "radix.cl",
+                                        "radix_classic.cl"};
+    return clsort_program_get(ctx, files, 4, opts, prog);
 }
 
 /* Kernel arguments of index type follow the program variant. */
@@ -496,8 +489,8 @@ static size_t upfront_groups(const clsort_context *ctx, const radix_shape *s, si
 }
 
 /* Counts passes [p_lo, p_hi) into b->counts; want_bits: also the bits that
- * vary (MSD order's first plan); gated: only if that plan left the decision
- * pending; zero_lookback: the launch of the first portion also zeroes the
+ * vary (MSD order's first plan); gated: when the count does nothing (GATE_
+ * codes, radix_layout.h); zero_lookback: the launch of the first portion also zeroes the
  * onesweep look-back areas, and with counts kept apart all of scratch (tile
  * counters too; one launch and one pass over memory less than a fill: the
  * stores overlap the count's loads). */
@@ -551,8 +544,7 @@ static size_t msd_max_of(const clsort_context *ctx, const clsort_radix_job *job,
     return job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
 }
 
-/* phase 0: every pass counted; 1 and 2: MSD order's two plans; 3: the first
- * after the tile pass (radix.cl) */
+/* phase: PLAN_ALL, PLAN_TOP, PLAN_PENDING or PLAN_TILES (radix_layout.h) */
 static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const clsort_radix_job *job,
                               const radix_shape *s, const radix_buffers *b, cl_uint phase,
                               clsort_seq *seq)
@@ -930,9 +922,9 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
         if (s.portions == 1 && job->n <= ctx->tuning.fused_max) {
             st = run_upfront_plan(ctx, prog, job, &s, &b, seq);
         } else {
-            st = run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, true, true, seq);
+            st = run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, GATE_NONE, true, true, seq);
             if (st == CLSORT_SUCCESS)
-                st = run_plan(ctx, prog, job, &s, &b, 0, seq);
+                st = run_plan(ctx, prog, job, &s, &b, PLAN_ALL, seq);
         }
         if (st != CLSORT_SUCCESS) {
             /* maybe counted but not cleared: the next sort gets a new slot */
@@ -952,24 +944,24 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
             /* the tile pass counts the top pass and notes the bits where
              * the sample lets it run; the upfront count only where not */
             CLSORT_TRY(run_tiles(ctx, prog, job, &s, &b, seq));
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 2, false,
-                                   true, seq));
-            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 3, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1,
+                                   GATE_UNTILED, false, true, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, PLAN_TILES, seq));
         } else if (s.msd) {
             /* MSD order needs the top pass's counts and which bits vary */
-            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, 0, onesweep,
-                                   true, seq));
-            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 1, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, s.passes - 1, s.passes, 1, GATE_NONE,
+                                   onesweep, true, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, PLAN_TOP, seq));
         }
         if (s.msd) {
             /* the other passes are counted only when that does not decide */
-            CLSORT_TRY(
-                run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, 1, false, false, seq));
-            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 2, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes - 1, 0, GATE_PENDING, false,
+                                   false, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, PLAN_PENDING, seq));
         } else {
-            CLSORT_TRY(
-                run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, 0, onesweep, true, seq));
-            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, 0, seq));
+            CLSORT_TRY(run_upfront(ctx, prog, job, &s, &b, 0, s.passes, 0, GATE_NONE, onesweep,
+                                   true, seq));
+            CLSORT_TRY(run_plan(ctx, prog, job, &s, &b, PLAN_ALL, seq));
         }
     }
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP)

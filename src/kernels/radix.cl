@@ -50,31 +50,6 @@
 #define RADIX (1u << CLSORT_RADIX_BITS)
 #define MAX_PASSES ((KEY_BITS + CLSORT_RADIX_BITS - 1) / CLSORT_RADIX_BITS)
 
-/* Layout of the plan's state words (must match src/radix.c). */
-#define ST_ACTIVE_PASSES 0
-#define ST_COPY_BACK 1
-#define ST_IOTA 2
-#define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
-#define ST_PENDING 4 /* the first plan of MSD order could not decide (see below) */
-#define ST_TILED 5 /* MSD order from the tile pass's layout (clsort_radix_tiles) */
-#define ST_REV_N 6 /* with PASS_REVERSE: n, low word then high word */
-#define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
-#define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
-#define ST_PASS_SRC 1
-#define ST_PASS_DST 2
-#define ST_PASS_FIRST 3
-#define PASS_OFF 0    /* skipped: the digit is the same for every key */
-#define PASS_LSD 1    /* a pass over the whole input, in LSD order */
-#define PASS_MSD 2    /* the top digit's pass, run first (MSD order) */
-#define PASS_BUCKET 3 /* a pass inside each bucket of the top digit */
-#define PASS_COPY 4   /* the keys copied from src to dst (ALLOW_FOLD: see clsort_plan) */
-#define PASS_REVERSE 5 /* the keys were in reverse order: key i swapped with key n - 1 - i */
-/* The pass argument of the onesweep launch that runs the MSD pass, whichever
- * pass the plan chose. */
-#define MSD_LAUNCH 0xffffffffu
-#define BASES_OF_PASS 0xffffffffffffffffUL /* onesweep's bases_off: the row of the pass run */
-#define ALLOW_FOLD 2u /* the plan's allow_skip bit 1: see clsort_plan */
-
 /* A value as a pass reads it: argsort's first active pass generates the
  * indices instead of reading them. */
 #if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
@@ -103,18 +78,6 @@ inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
     *anyc |= (KEY_T)~img;
 }
 
-/* The order check of the upfront count: what it has seen between
- * neighbours, in the sort's order, ORed into one flags word. */
-#define ORDER_DESCENT 1u /* a key above the next */
-#define ORDER_ASCENT 2u  /* a key below the next */
-#define ORDER_TIE 4u     /* two neighbours equal in the sorted bits */
-#define ORDER_SEEN 8u    /* the check ran (a zero word says nothing) */
-/* The plan's order mode: what it may make of the flags. */
-#define ORDER_SORTED 1u       /* no descent: every pass skipped */
-#define ORDER_REVERSE 2u      /* no ascent and no tie: one pass reverses the keys */
-#define ORDER_REVERSE_TIES 4u /* no ascent, ties or not: integer keys alone over all
-                                 their bits, where equal keys are identical */
-
 /* A key as the sort orders it: the bits [begin_bit, end_bit) of its image,
  * complemented for a descending sort. */
 inline KEY_T clsort_order_key(KEY_T k, uint begin_bit, uint end_bit, uint descending)
@@ -135,20 +98,12 @@ inline uint clsort_order_pair(KEY_T a, KEY_T b, uint begin_bit, uint end_bit, ui
 #define ORDER_BOTH (ORDER_DESCENT | ORDER_ASCENT) /* neither sorted nor reversed */
 
 /* The upfront count's loads (work-group shapes): 16-byte vectors of HV
- * keys where the keys are 4 or 8 bytes and HIST_ITEMS a multiple of HV
- * (CLSORT_HIST_VEC 0 turns them off, for comparisons). With them, the
- * upfront count's work-groups take rounds of vectors in turn over all the
- * keys (a grid-stride loop, as CUB's histogram does) instead of a contiguous
- * chunk each: on the H100 the count of 256M keys 2-3% faster, u32 0.559 ->
- * 0.544-0.549 ms, u64 1.116 -> 1.088-1.092 (CLSORT_HIST_STRIDE 0: chunks). */
-#ifndef CLSORT_HIST_VEC
-#define CLSORT_HIST_VEC 1
-#endif
-#ifndef CLSORT_HIST_STRIDE
-#define CLSORT_HIST_STRIDE 1
-#endif
+ * keys where the keys are 4 or 8 bytes and HIST_ITEMS a multiple of HV.
+ * With them, the work-groups take rounds of vectors in turn over all the
+ * keys (a grid-stride loop, as CUB's histogram does), not a contiguous
+ * chunk each (measured: docs/PERFORMANCE.md, decision log). */
 #define HV (16 / CLSORT_KEY_BYTES)
-#if CLSORT_HIST_VEC && CLSORT_HIST_WG > 1 && (CLSORT_KEY_BYTES == 4 || CLSORT_KEY_BYTES == 8) && \
+#if CLSORT_HIST_WG > 1 && (CLSORT_KEY_BYTES == 4 || CLSORT_KEY_BYTES == 8) && \
     CLSORT_HIST_ITEMS % HV == 0
 #define HIST_VEC 1
 #define HV_ITEMS (CLSORT_HIST_ITEMS / HV)
@@ -368,7 +323,7 @@ inline void clsort_publish_bits(global uint *bitwords, KEY_T any, KEY_T anyc)
 
 /* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
  * counts[P][RADIX]; the work-groups sweep the keys round by round
- * (CLSORT_HIST_STRIDE) or take a contiguous chunk each. With want_bits it
+ * (the vector loads) or take a contiguous chunk each. With want_bits it
  * also ORs the keys' images, and their complements, into bitwords[0..4)
  * (low and high halves of each), from which the first plan of MSD order
  * learns which digits vary. With zero_vec > 0 it also zeroes that many
@@ -395,7 +350,7 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
             z[e] = (uint4)(0u);
     }
     KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
-#if HIST_VEC && CLSORT_HIST_STRIDE
+#if HIST_VEC
     /* the work-groups sweep all the keys together, round by round */
     clsort_count_chunk(keys, 0, n, p_lo, p_hi, begin_bit, end_bit, descending, want_bits, counts,
                        h, &any, &anyc, get_group_id(0), get_num_groups(0), want_order,
@@ -410,9 +365,9 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
         clsort_publish_bits(bitwords, any, anyc);
 }
 
-/* clsort_upfront_work at the given offsets; with gated 1 it does nothing
- * unless MSD order's first plan left the decision pending (ST_PENDING),
- * with gated 2 nothing if the tile pass has counted the top digit and
+/* clsort_upfront_work at the given offsets; with GATE_PENDING it does
+ * nothing unless MSD order's first plan left the decision pending
+ * (ST_PENDING), with GATE_UNTILED nothing if the tile pass has counted the top digit and
  * noted the bits instead (its flag, the word after the bitwords: see
  * clsort_radix_tiles). The order flags go to order[order_off]. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
@@ -425,7 +380,8 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
 {
     local uint h[MAX_PASSES * RADIX];
     local uint order_l;
-    if ((gated == 1 && !state[ST_PENDING]) || (gated == 2 && bitwords[bits_off + 4]))
+    if ((gated == GATE_PENDING && !state[ST_PENDING]) ||
+        (gated == GATE_UNTILED && bitwords[bits_off + BITS_TILE_FLAG]))
         return;
     clsort_upfront_work(keys + keys_off, n, chunk, p_lo, p_hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
@@ -451,21 +407,21 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * by the bits below on its own (clsort_radix_buckets: A -> U/B ... -> U),
  * so that those passes stay in cache.
  *
- * phase 3 is phase 1 after the tile pass (clsort_radix_tiles), whose flag
- * (bitwords[4]) says whether it ran: the counts and bitwords are then its
+ * PLAN_TILES is PLAN_TOP after the tile pass (clsort_radix_tiles), whose flag
+ * (bitwords[BITS_TILE_FLAG]) says whether it ran: the counts and bitwords are then its
  * own, and where this plan chooses MSD order by the top pass (the digit the
  * tile pass sorted by), ST_TILED tells the buckets to take their keys from
  * the tiles; every other plan clears ST_TILED.
  *
- * phase 0 plans from the counts of every pass. MSD order spares the upfront
- * histogram most of its work in two more phases: phase 1 has only the top
+ * PLAN_ALL plans from the counts of every pass. MSD order spares the upfront
+ * histogram most of its work in two more phases: PLAN_TOP has only the top
  * pass's counts, and bitwords (the OR of the images and of their
  * complements) to tell the constant digits; it chooses MSD order when the
  * top pass is the top active one and spreads the keys, and otherwise leaves
- * ST_PENDING set for phase 2, which runs (after the other passes have been
- * counted) only then, as phase 0.
+ * ST_PENDING set for PLAN_PENDING, which runs (after the other passes have
+ * been counted) only then, as PLAN_ALL.
  *
- * clear (phase 0 with msd_max 0 only, where nothing reads a count after its
+ * clear (PLAN_ALL with msd_max 0 only, where nothing reads a count after its
  * base is made): each work-item zeroes the counts it has read, so that they
  * are zero again for the next sort's upfront count (no fill before it), and
  * work-item 0 the order flags.
@@ -502,7 +458,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
      * prefix at (p, d) is (p - p0) * n plus d's base in pass p; in idx_t's
      * unsigned arithmetic the sum may wrap, and the subtraction wraps back
      * to the base exactly. */
-    const uint p0 = phase == 1 || phase == 3 ? passes - 1 : 0;
+    const uint first = phase == PLAN_TOP || phase == PLAN_TILES; /* the top pass alone counted */
+    const uint p0 = first ? passes - 1 : 0;
     const uint m = (passes - p0) * RADIX;
     const uint per = (m + get_local_size(0) - 1) / get_local_size(0);
     idx_t own = 0;
@@ -542,7 +499,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
      * ended in a segmentation fault there). Harmless while they all write the same
      * words: this part must not change what it reads (constant_digit). */
     if (lid == 0) {
-        if (phase == 1 || phase == 3) {
+        if (first) {
             /* a bit varies if some image has it set and some has it clear */
             ulong varying = ((ulong)bitwords[1] << 32 | bitwords[0]) &
                             ((ulong)bitwords[3] << 32 | bitwords[2]);
@@ -570,7 +527,6 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         if (copy_first)
             active = 2;
         idx_t most = msd_max + 1;
-        const uint first = phase == 1 || phase == 3; /* the top pass alone counted */
         if (msd_max > 0 && active >= 3 && (!first || top == passes - 1)) {
             most = 0;
             for (uint d = 0; d < RADIX; d++) {
@@ -582,9 +538,10 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         }
         state[ST_PENDING] = first && most > msd_max && !ordered;
         state[ST_MSD] = most <= msd_max ? top + 1 : 0;
-        state[ST_TILED] = phase == 3 && bitwords[4] && most <= msd_max && top == passes - 1;
+        state[ST_TILED] = phase == PLAN_TILES && bitwords[BITS_TILE_FLAG] && most <= msd_max &&
+                          top == passes - 1;
         if (state[ST_PENDING]) {
-            /* phase 2 decides, with every pass counted */
+            /* PLAN_PENDING decides, with every pass counted */
         } else if (most <= msd_max) {
             /* MSD order: U -> A by the top digit; clsort_radix_buckets then
              * sorts each bucket by all the bits below it (A -> B/U ... -> U),
@@ -646,10 +603,10 @@ void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uin
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
-    if (phase == 2 && !state[ST_PENDING])
+    if (phase == PLAN_PENDING && !state[ST_PENDING])
         return;
     clsort_plan(counts + counts_off, portions, passes, n, begin_bit, end_bit, allow_skip,
-                gen_index, msd_max, phase, clear && phase == 0 && msd_max == 0,
+                gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,
                 bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
                 order_mode);
 }
@@ -696,8 +653,8 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
     FOR_EACH_LOCAL(e, passes * RADIX)
         counts[e] = h[e];
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, 0, counts,
-                state, bases, s, constant_digit, counts, 0);
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, PLAN_ALL, 0,
+                counts, state, bases, s, constant_digit, counts, 0);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
@@ -721,12 +678,6 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
                           gen_index, scratch, state, bases, h, s, constant_digit, CLSORT_PLAN_WG);
 }
 
-/* sync words of clsort_radix_upfront_plan (a pool buffer of its own, all
- * zero between sorts; radix.c keeps the counts of the sorts in LSD order
- * without the fused start there as well, and their plan clears them): the
- * sign-off word, the counts, then the order flags */
-#define SYNC_DONE 0   /* work-groups that have signed off */
-#define SYNC_COUNTS 1 /* then passes * RADIX counts */
 
 /* The start of a one-portion onesweep sort in LSD order in one launch
  * instead of two: the upfront count (clsort_upfront_work) adds to the
@@ -768,8 +719,8 @@ void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n
     /* PoCL 3.1 (hist_wg=64, one work-group, 70001 keys) made wrong bases
      * without this barrier, right ones with it */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(sync + SYNC_COUNTS, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0,
-                1, sync, state, bases, s, constant_digit, order, order_mode);
+    clsort_plan(sync + SYNC_COUNTS, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0,
+                PLAN_ALL, 1, sync, state, bases, s, constant_digit, order, order_mode);
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys

@@ -1242,10 +1242,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 /* Runs of 1 KB and less (u32 keys at 32M), each in another place: no
  * stream for the prefetchers to follow. Each run's lines are fetched
  * TILE_AHEAD runs before they are read (PoCL's clang: __builtin_prefetch). */
-#ifndef CLSORT_TILE_AHEAD
-#define CLSORT_TILE_AHEAD 16u
-#endif
-#define TILE_AHEAD CLSORT_TILE_AHEAD
+#define TILE_AHEAD 16u
 #define IN_PREFETCH_RUN(P, t)                                                                    \
     if ((t) < tiles) {                                                                           \
         ulong p0_, p1_;                                                                          \

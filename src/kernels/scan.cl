@@ -184,7 +184,7 @@ inline uint clsort_scan_unword(lb_word w, uint epoch, scan_t *v)
  * 16-byte aligned in global memory moves by vectors there too; else element
  * by element. */
 #define SCAN_VEC (16 / CLSORT_SCAN_BYTES)
-#if CLSORT_SCAN_ITEMS % SCAN_VEC == 0 && !defined(CLSORT_SCAN_SCALAR_TILE) /* (that: for A/B runs) */
+#if CLSORT_SCAN_ITEMS % SCAN_VEC == 0
 #define SCAN_VEC_TILE 1
 #define VPAD(i) ((i) + ((i) >> 5) * SCAN_VEC)
 #define SCAN_TILE_U128 ((VPAD(SCAN_BLOCK) * CLSORT_SCAN_BYTES + 15) / 16)

@@ -1,0 +1,67 @@
+/* radix_layout.h - the words the radix driver (src/radix.c) and its kernels
+ * (radix.cl, radix_onesweep.cl, radix_classic.cl) share: the plan's state,
+ * the pass kinds, the launch and order codes, the sync slot. Included by
+ * radix.c and prepended to the kernels' sources, so that no number is
+ * written twice: preprocessor definitions only, valid C and OpenCL C. */
+#ifndef CLSORT_RADIX_LAYOUT_H
+#define CLSORT_RADIX_LAYOUT_H
+
+/* The plan's state words (pool slot STATE, ST_PASS(passes) words). */
+#define ST_ACTIVE_PASSES 0
+#define ST_COPY_BACK 1
+#define ST_IOTA 2
+#define ST_MSD 3 /* 0: LSD order; p + 1: pass p runs first, then the buckets */
+#define ST_PENDING 4 /* the first plan of MSD order could not decide (clsort_plan) */
+#define ST_TILED 5 /* MSD order from the tile pass's layout (clsort_radix_tiles) */
+#define ST_REV_N 6 /* with PASS_REVERSE: n, low word then high word */
+#define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
+#define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
+#define ST_PASS_SRC 1
+#define ST_PASS_DST 2
+#define ST_PASS_FIRST 3
+#define PASS_OFF 0    /* skipped: the digit is the same for every key */
+#define PASS_LSD 1    /* a pass over the whole input, in LSD order */
+#define PASS_MSD 2    /* the top digit's pass, run first (MSD order) */
+#define PASS_BUCKET 3 /* a pass inside each bucket of the top digit */
+#define PASS_COPY 4   /* the keys copied from src to dst (ALLOW_FOLD: see clsort_plan) */
+#define PASS_REVERSE 5 /* the keys were in reverse order: key i swapped with key n - 1 - i */
+/* The pass argument of the onesweep launch that runs the MSD pass, whichever
+ * pass the plan chose. */
+#define MSD_LAUNCH 0xffffffffu
+#define BASES_OF_PASS 0xffffffffffffffffUL /* onesweep's bases_off: the row of the pass run */
+#define ALLOW_FOLD 2u /* the plan's allow_skip bit 1: see clsort_plan */
+
+/* The plan's phases (clsort_radix_plan's phase argument): what has been
+ * counted when it runs. */
+#define PLAN_ALL 0     /* every pass counted: the plan of LSD order */
+#define PLAN_TOP 1     /* MSD order's first plan: the top pass counted, and the bits */
+#define PLAN_PENDING 2 /* the rest counted, where PLAN_TOP left ST_PENDING: as PLAN_ALL */
+#define PLAN_TILES 3   /* PLAN_TOP after the tile pass (clsort_radix_tiles), where it ran */
+/* The upfront count's gate (its gated argument): when it does nothing. */
+#define GATE_NONE 0     /* always counts */
+#define GATE_PENDING 1  /* counts only where the first plan left ST_PENDING */
+#define GATE_UNTILED 2  /* counts only where the tile pass did not run */
+/* The words after MSD order's four bit words (scratch at bits_at): the tile
+ * pass's flag, then its tile counter. */
+#define BITS_TILE_FLAG 4
+
+/* The order check of the upfront count: what it has seen between
+ * neighbours, in the sort's order, ORed into one flags word. */
+#define ORDER_DESCENT 1u /* a key above the next */
+#define ORDER_ASCENT 2u  /* a key below the next */
+#define ORDER_TIE 4u     /* two neighbours equal in the sorted bits */
+#define ORDER_SEEN 8u    /* the check ran (a zero word says nothing) */
+/* The plan's order mode: what it may make of the flags. */
+#define ORDER_SORTED 1u       /* no descent: every pass skipped */
+#define ORDER_REVERSE 2u      /* no ascent and no tie: one pass reverses the keys */
+#define ORDER_REVERSE_TIES 4u /* no ascent, ties or not: integer keys alone over all
+                                 their bits, where equal keys are identical */
+
+/* sync words of clsort_radix_upfront_plan (a pool buffer of its own, all
+ * zero between sorts; radix.c keeps the counts of the sorts in LSD order
+ * without the fused start there as well, and their plan clears them): the
+ * sign-off word, the counts, then the order flags */
+#define SYNC_DONE 0   /* work-groups that have signed off */
+#define SYNC_COUNTS 1 /* then passes * RADIX counts */
+
+#endif
