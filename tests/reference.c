@@ -1,6 +1,6 @@
 /* reference.c - the tests' independent reference: a stable merge sort of
- * indices with a comparator written from the documented order, not from
- * the library's code. */
+ * (key, index) records with a comparator written from the documented
+ * order, not from the library's code. */
 #include <math.h>
 
 #include "harness.h"
@@ -19,12 +19,18 @@ static uint64_t raw(const ref_ctx *c, size_t i)
     return v;
 }
 
+/* What the merge sort moves: a key's bits (raw) and its input index. */
+typedef struct ref_rec {
+    uint64_t key;
+    size_t index;
+} ref_rec;
+
 static bool is_signed(clsort_type t) { return t == CLSORT_I8 || t == CLSORT_I16 || t == CLSORT_I32 || t == CLSORT_I64; }
 static bool is_float(clsort_type t) { return t == CLSORT_F32 || t == CLSORT_F64; }
 
-static int natural_cmp(const ref_ctx *c, size_t i, size_t j)
+/* The comparators take two keys' bits, as raw() reads them. */
+static int natural_cmp(const ref_ctx *c, uint64_t a, uint64_t b)
 {
-    uint64_t a = raw(c, i), b = raw(c, j);
     if (is_float(c->type)) {
         double x, y;
         if (c->type == CLSORT_F32) {
@@ -71,9 +77,10 @@ static uint64_t image(const ref_ctx *c, uint64_t v)
     return v;
 }
 
-static int window_cmp(const ref_ctx *c, size_t i, size_t j)
+static int window_cmp(const ref_ctx *c, uint64_t a, uint64_t b)
 {
-    uint64_t a = image(c, raw(c, i)), b = image(c, raw(c, j));
+    a = image(c, a);
+    b = image(c, b);
     unsigned w = c->end - c->begin;
     uint64_t m = w == 64 ? ~0ull : (1ull << w) - 1;
     a = (a >> c->begin) & m;
@@ -81,10 +88,123 @@ static int window_cmp(const ref_ctx *c, size_t i, size_t j)
     return (a > b) - (a < b);
 }
 
-static int cmp(const ref_ctx *c, size_t i, size_t j)
+static int cmp(const ref_ctx *c, const ref_rec *x, const ref_rec *y)
 {
-    int r = c->window ? window_cmp(c, i, j) : natural_cmp(c, i, j);
+    int r = c->window ? window_cmp(c, x->key, y->key) : natural_cmp(c, x->key, y->key);
     return c->descending ? -r : r;
+}
+
+/* Sorts r[lo, hi) stably by insertion: the short runs the merges start
+ * from. */
+static void insertion_run(const ref_ctx *c, ref_rec *r, size_t lo, size_t hi)
+{
+    for (size_t i = lo + 1; i < hi; i++) {
+        ref_rec x = r[i];
+        size_t j = i;
+        while (j > lo && cmp(c, &r[j - 1], &x) > 0) {
+            r[j] = r[j - 1];
+            j--;
+        }
+        r[j] = x;
+    }
+}
+
+/* Recent results, so that a test that sorts the same input under several
+ * kernel shapes computes its reference once: the keys are kept and
+ * compared in full (the hash only picks the entry). */
+enum { MEMO_SLOTS = 64 };
+#define MEMO_BYTES ((size_t)384 << 20)
+typedef struct memo_entry {
+    clsort_type type;
+    size_t n;
+    unsigned begin, end;
+    bool descending;
+    uint64_t hash;
+    unsigned char *keys;
+    size_t *perm;
+    size_t bytes;
+    unsigned long long used;
+} memo_entry;
+static memo_entry memo[MEMO_SLOTS];
+static size_t memo_total;
+static unsigned long long memo_clock;
+
+static uint64_t keys_hash(const unsigned char *k, size_t len)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ len;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, k + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++)
+        h = (h ^ k[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static memo_entry *memo_find(const ref_ctx *c, size_t n, uint64_t h)
+{
+    for (size_t i = 0; i < MEMO_SLOTS; i++) {
+        memo_entry *e = &memo[i];
+        if (e->perm && e->type == c->type && e->n == n && e->begin == c->begin &&
+            e->end == c->end && e->descending == c->descending && e->hash == h &&
+            !memcmp(e->keys, c->keys, n * c->bytes))
+            return e;
+    }
+    return NULL;
+}
+
+static void memo_drop(memo_entry *e)
+{
+    memo_total -= e->bytes;
+    free(e->keys);
+    free(e->perm);
+    memset(e, 0, sizeof *e);
+}
+
+static void memo_store(const ref_ctx *c, size_t n, uint64_t h, const size_t *perm)
+{
+    const size_t bytes = n * (c->bytes + sizeof *perm);
+    if (bytes > MEMO_BYTES / 4)
+        return;
+    memo_entry *slot = NULL;
+    for (;;) { /* the least recently used slot, until the new entry fits */
+        memo_entry *old = NULL;
+        for (size_t i = 0; i < MEMO_SLOTS; i++)
+            if (!memo[i].perm) {
+                if (!slot)
+                    slot = &memo[i];
+            } else if (!old || memo[i].used < old->used) {
+                old = &memo[i];
+            }
+        if (slot && memo_total + bytes <= MEMO_BYTES)
+            break;
+        if (!old)
+            return;
+        memo_drop(old);
+        slot = NULL;
+    }
+    slot->keys = malloc(n * c->bytes + 1);
+    slot->perm = malloc(n * sizeof *perm + 1);
+    if (!slot->keys || !slot->perm) {
+        free(slot->keys);
+        free(slot->perm);
+        memset(slot, 0, sizeof *slot);
+        return;
+    }
+    memcpy(slot->keys, c->keys, n * c->bytes);
+    memcpy(slot->perm, perm, n * sizeof *perm);
+    slot->type = c->type;
+    slot->n = n;
+    slot->begin = c->begin;
+    slot->end = c->end;
+    slot->descending = c->descending;
+    slot->hash = h;
+    slot->bytes = bytes;
+    slot->used = ++memo_clock;
+    memo_total += bytes;
 }
 
 void ref_stable_perm(clsort_type type, const void *keys, size_t n, unsigned begin_bit,
@@ -95,27 +215,52 @@ void ref_stable_perm(clsort_type type, const void *keys, size_t n, unsigned begi
     if (c.end == 0)
         c.end = c.bytes * 8;
     c.window = !(c.begin == 0 && c.end == c.bytes * 8);
-    for (size_t i = 0; i < n; i++)
-        perm[i] = i;
-    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!tmp) {
+    const uint64_t h = keys_hash(keys, n * c.bytes);
+    memo_entry *hit = memo_find(&c, n, h);
+    if (hit) {
+        memcpy(perm, hit->perm, n * sizeof *perm);
+        hit->used = ++memo_clock;
+        return;
+    }
+    ref_rec *rec = malloc((n ? n : 1) * sizeof *rec), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!rec || !tmp) {
         fprintf(stderr, "reference: out of memory\n");
         exit(1);
     }
-    /* Bottom-up merge sort: stable, so ties keep input order. */
-    for (size_t width = 1; width < n; width *= 2) {
+    for (size_t i = 0; i < n; i++) {
+        rec[i].key = raw(&c, i);
+        rec[i].index = i;
+    }
+    /* Bottom-up merge sort: stable, so ties keep input order. Runs of 16
+     * by insertion first; then each level merges from one buffer into the
+     * other (a pair of runs already in order is copied as it is). */
+    enum { RUN = 16 };
+    for (size_t lo = 0; lo < n; lo += RUN)
+        insertion_run(&c, rec, lo, lo + RUN < n ? lo + RUN : n);
+    ref_rec *src = rec, *dst = tmp;
+    for (size_t width = RUN; width < n; width *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * width) {
             size_t mid = lo + width < n ? lo + width : n;
             size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            if (mid == hi || cmp(&c, &src[mid - 1], &src[mid]) <= 0) {
+                memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
+                continue;
+            }
             size_t a = lo, b = mid, k = lo;
             while (a < mid && b < hi)
-                tmp[k++] = cmp(&c, perm[b], perm[a]) < 0 ? perm[b++] : perm[a++];
+                dst[k++] = cmp(&c, &src[b], &src[a]) < 0 ? src[b++] : src[a++];
             while (a < mid)
-                tmp[k++] = perm[a++];
+                dst[k++] = src[a++];
             while (b < hi)
-                tmp[k++] = perm[b++];
+                dst[k++] = src[b++];
         }
-        memcpy(perm, tmp, n * sizeof *perm);
+        ref_rec *t = src;
+        src = dst;
+        dst = t;
     }
+    for (size_t i = 0; i < n; i++)
+        perm[i] = src[i].index;
+    free(rec);
     free(tmp);
+    memo_store(&c, n, h, perm);
 }
