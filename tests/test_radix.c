@@ -398,10 +398,15 @@ void test_radix_bucket_split(void)
         for (size_t i = 0; ok && i < (cpu ? sizeof sizes / sizeof sizes[0] : 2u); i++)
             for (size_t d = 0; ok && d < sizeof dists / sizeof dists[0]; d++) {
                 const size_t v = i * 6 + d;
-                sort_case c = make(types[v % 3], dists[d], sizes[i],
-                                   v % 4 == 0 ? CHECK_KEYS
-                                              : (v % 4 == 3 ? CHECK_ARGSORT : CHECK_PAIRS));
-                c.value_size = v % 4 == 2 ? 8 : 4;
+                /* the key type and the mode (keys, pairs of 4 and of 8
+                 * bytes, argsort) follow the distribution and the shape,
+                 * not the size: each is a program build of its own, and
+                 * every size (split or not) runs with each of them. Each
+                 * shape takes every type and every mode. */
+                const size_t m = (d + si) % 4;
+                sort_case c = make(types[d % 3], dists[d], sizes[i],
+                                   m == 0 ? CHECK_KEYS : (m == 3 ? CHECK_ARGSORT : CHECK_PAIRS));
+                c.value_size = m == 2 ? 8 : 4;
                 c.opt.descending = (v / 2) % 2;
                 ok = sort_and_check(ctx, &c, specs[si]);
             }
@@ -564,13 +569,21 @@ void test_radix_tiled(void)
         for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++)
             for (size_t d = 0; ok && d < sizeof dists / sizeof dists[0]; d++) {
                 const size_t v = si * 12 + i * 6 + d;
-                const clsort_type t = types[(d + si + i) % 6];
+                /* the key type, the mode, the value width and the index
+                 * type (a program build each) follow the shape and the
+                 * distribution, not the size: each shape takes all six
+                 * key types, keys, pairs and argsort, both index types,
+                 * and the three shapes all five value widths; float
+                 * specials on shapes 0 and 1, bits [0, 24) of 32-bit keys
+                 * on shapes 1 and 2 */
+                static const size_t type_shift[] = {1, 4, 3};
+                const clsort_type t = types[(d + type_shift[si]) % 6];
                 const bool wide = t == CLSORT_U64 || t == CLSORT_I64 || t == CLSORT_F64;
+                const size_t m = (d + si) % 3;
                 sort_case c = make(t, dists[d], sizes[i],
-                                   v % 3 == 0 ? CHECK_KEYS
-                                              : (v % 3 == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
-                c.value_size = vbytes[v % 5];
-                c.index_type = v % 2 ? CLSORT_U64 : CLSORT_U32;
+                                   m == 0 ? CHECK_KEYS : (m == 1 ? CHECK_PAIRS : CHECK_ARGSORT));
+                c.value_size = vbytes[(si * 2 + (d >= 3)) % 5];
+                c.index_type = d >= 3 ? CLSORT_U64 : CLSORT_U32;
                 c.opt.descending = (v / 3) % 2;
                 if (d == 3 && !wide) /* bits [0, 24): two in-bucket passes */
                     c.opt.end_bit = 24;
