@@ -189,16 +189,27 @@ void test_segments(void)
         if (!bctx)
             break;
         const int before = test_failures;
+        /* The network of 32 registers is a build of half a minute on PoCL
+         * for each key type with indices: on a CPU device (unless
+         * CLSORT_TEST_FULL) its cases sort u32 keys where the others sort
+         * f32 (records of 12 bytes: the same program as the u32 pairs) and
+         * u64 keys where the others sort i32 keys alone (the same program
+         * as the u64 keys); the float and signed keys run through every
+         * other network here. */
+        const bool regs32 =
+            v && has_setting(bt_tunings[v], "bt_regs=32") && !test_thorough(bctx);
+        const clsort_type t_rec = regs32 ? CLSORT_U32 : CLSORT_F32;
+        const clsort_type t_keys = regs32 ? CLSORT_U64 : CLSORT_I32;
         /* only short segments: one bitonic launch; the buffer form with and
          * without max_length, and records of 12 bytes */
         static const size_t shorts[] = {5, 100, 0, 2048, 1, 333, 4096, 17};
         n = make_offsets(offs, shorts, 8, 0);
         seg_case(bctx, CLSORT_U32, offs, 8, 0, n, 4, &o, true, true, "short, max_length");
         seg_case(bctx, CLSORT_U32, offs, 8, 0, n, 4, &o, true, false, "short, read back");
-        seg_case(bctx, CLSORT_F32, offs, 8, 0, n, 12, &o, false, false, "short, 12-byte values");
+        seg_case(bctx, t_rec, offs, 8, 0, n, 12, &o, false, false, "short, 12-byte values");
         seg_case(bctx, CLSORT_U64, offs, 8, 0, n, 0, &o, true, false, "short keys, buffer");
         /* the fixed form: Zucchi's 200 x 8192 (smaller here) and odd lengths */
-        seg_case(bctx, CLSORT_I32, NULL, 50, 8192, 50 * 8192 + 7, 0, &o, false, false, "fixed 8192");
+        seg_case(bctx, t_keys, NULL, 50, 8192, 50 * 8192 + 7, 0, &o, false, false, "fixed 8192");
         seg_case(bctx, CLSORT_U32, NULL, 300, 777, 300 * 777, 4, &o, true, false, "fixed 777 pairs");
         o.begin_bit = 3, o.end_bit = 20;
         o.descending = 1;
@@ -210,7 +221,7 @@ void test_segments(void)
          * with the key and value types above (no further kernel builds) */
         seg_case(bctx, CLSORT_U32, NULL, 1000, 13, 1000 * 13 + 3, 4, &o, false, false,
                  "fixed 13, pairs");
-        seg_case(bctx, CLSORT_I32, NULL, 517, 64, 517 * 64, 0, &o, false, false, "fixed 64 keys");
+        seg_case(bctx, t_keys, NULL, 517, 64, 517 * 64, 0, &o, false, false, "fixed 64 keys");
         {
             size_t many[300];
             uint64_t moffs[301];
@@ -219,7 +230,7 @@ void test_segments(void)
             size_t mn = make_offsets(moffs, many, 300, 2) + 1;
             o.descending = 1;
             seg_case(bctx, CLSORT_U64, moffs, 300, 0, mn, 0, &o, true, false, "300 short, desc");
-            seg_case(bctx, CLSORT_F32, moffs, 300, 0, mn, 12, &o, false, false,
+            seg_case(bctx, t_rec, moffs, 300, 0, mn, 12, &o, false, false,
                      "300 short pairs, desc");
             o.descending = 0;
         }
@@ -347,8 +358,16 @@ void test_algorithms(void)
         if (!ctx)
             return;
         const int before = test_failures;
+        /* bt_fit_wg builds a program for each length's power of two (512,
+         * 1024, 4096 here) and each mode, seconds each on PoCL: on a CPU
+         * device (unless CLSORT_TEST_FULL) each of those lengths sorts in
+         * one mode, the three modes over the three lengths; every mode
+         * runs at every length with the tunings before */
+        const bool fit_diagonal = v == 3 && !thorough;
         for (size_t i = 0; i < 7; i++)
             for (int m = 0; m < 3; m++) {
+                if (fit_diagonal && (size_t)m != (i / 2) % 3)
+                    continue;
                 memset(&c, 0, sizeof c);
                 c.type = m == 1 ? CLSORT_F64 : CLSORT_U32;
                 c.dist = (data_dist)((i + v) % DATA_DIST_COUNT);
@@ -497,6 +516,16 @@ void test_scan(void)
                                           "scan_onepass=1,scan_wg=48,scan_items=5",
                                           "scan_onepass=0,scan_wg=1024,scan_items=2",
                                           "scan_onepass=1,scan_wg=300,scan_items=3"};
+    /* Each element type is a program of its own for each tuning (about 2 s
+     * on PoCL): on a CPU device (unless CLSORT_TEST_FULL) the default
+     * shape (tunings 0 and 1, one program each type) scans all six types,
+     * the other shapes a 4-byte and an 8-byte type each, together every
+     * type again (integer and float, signed and unsigned; the rows of
+     * tunings 0 and 1 are not read). */
+    static const clsort_type shape_types[8][2] = {
+        {CLSORT_U32, CLSORT_U64}, {CLSORT_U32, CLSORT_U64}, {CLSORT_U32, CLSORT_F64},
+        {CLSORT_I32, CLSORT_U64}, {CLSORT_F32, CLSORT_U64}, {CLSORT_U32, CLSORT_U64},
+        {CLSORT_F32, CLSORT_I64}, {CLSORT_I32, CLSORT_F64}};
     for (size_t v = 0; v < 8; v++) {
         clsort_context *ctx = test_context(tunings[v]);
         if (!ctx)
@@ -505,8 +534,11 @@ void test_scan(void)
                                             CLSORT_F32, CLSORT_F64};
         static const size_t sizes[] = {1,    2,     255,   256,     257,
                                        4095, 4097,  65537, 1000003, (1u << 24) + 5};
+        const bool all_types = v < 2 || test_thorough(ctx);
         for (size_t t = 0; t < 6; t++)
             for (size_t i = 0; i < 10; i++) {
+                if (!all_types && types[t] != shape_types[v][0] && types[t] != shape_types[v][1])
+                    continue;
                 if (sizes[i] > 2000000 && t != 1)
                     continue; /* the largest with 64-bit sums only (time) */
                 if ((v == 2 || v >= 5) && sizes[i] > 2000000)
@@ -531,7 +563,13 @@ void test_scan(void)
     clsort_context *seq = test_context("scan_onepass=1,scan_wg=64,scan_items=4");
     if (seq) {
         static const char *const forms[] = {"scan_wg=64,scan_items=4", "scan_wg=48,scan_items=5"};
-        static const clsort_type st[] = {CLSORT_U64, CLSORT_U32, CLSORT_F64, CLSORT_I32};
+        /* (on a CPU device, unless CLSORT_TEST_FULL, 8- and 4-byte sums
+         * of unsigned integers alone: the types of tuning 5, which scans
+         * in the second form) */
+        const bool all_types = test_thorough(seq);
+        static const clsort_type st_all[] = {CLSORT_U64, CLSORT_U32, CLSORT_F64, CLSORT_I32};
+        static const clsort_type st_cpu[] = {CLSORT_U64, CLSORT_U32, CLSORT_U64, CLSORT_U32};
+        const clsort_type *st = all_types ? st_all : st_cpu;
         static const size_t sn[] = {200003, 1025, 70001, 257, 300007};
         for (size_t r = 0; r < 8; r++) {
             CHECK_OK(seq, clsort_context_set_tuning(seq, forms[r % 2]));
