@@ -7,7 +7,7 @@
 #
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers cpuratio scaling startup small algos examples scan cputune
-#        bitonic cpushapes cpuprofile ab abrev trace clocks ncu ptx smallsweep host hostcli
+#        bitonic cpushapes cpuprofile ab abrev clocks ncu ptx smallsweep host hostcli
 #        dists cpudists pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
@@ -19,9 +19,7 @@
 #        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning, several joined
 #        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+";
 #        "SPEC~-DX=1+-DY=2": a tuning spec and options together); for abrev also
-#        AB_OLD_DIR (another revision's tree); for trace:
-#        TRACE_SHAPES (n,wg,items,rank,lb_batch,key_bytes,val_bytes ...),
-#        TRACE_DIRS (kernel source directories, default src/kernels);
+#        AB_OLD_DIR (another revision's tree);
 #        BUILD_PEERS=0 builds clsort alone (no CUB, no CPU peers)
 # The device tool brings back at most 8 files: end with the pack stage,
 # which leaves results.tar.gz (everything) and the few files most read.
@@ -563,29 +561,6 @@ stage_bitonic() {
         ./$BUILD/cub_sort --cases u32,u32+4,u64 --sizes 1K,2K,4K --reps 50 | tee "$OUT/cub_bitonic_small.jsonl" |
             sed 's/.*"case": "\([^"]*\)".*"n": \([0-9]*\), "ms": \([0-9.]*\).*/CUB \1 \2 \3 ms/'
     fi
-}
-
-stage_trace() {
-    log "onesweep tile trace (TRACE_SHAPES: n,wg,items,rank,lb_batch,key_bytes,val_bytes; TRACE_DIRS)"
-    # kernel source directories to compare (e.g. a branch's kernels copied
-    # into an untracked folder by bench/kernels_at.sh), each with ptxas's
-    # registers of its PTX
-    for sh in ${TRACE_SHAPES:-268435456,256,24,4,2,4,0}; do
-        for dir in ${TRACE_DIRS:-src/kernels}; do
-            echo "--- shape $sh, kernels $dir"
-            rm -f /tmp/trace.ptx
-            CUDA_CACHE_DISABLE=1 CLSORT_TRACE_PTX=/tmp/trace.ptx ./$BUILD/clsort_trace "$dir" ${sh//,/ } 2>&1 &&
-                command -v ptxas > /dev/null &&
-                ptxas -arch=sm_90 -v /tmp/trace.ptx -o /tmp/trace.cubin 2>&1 |
-                grep -A3 "'clsort_radix_onesweep'" | grep Used
-        done
-    done | tee -a "$OUT/trace.txt"
-    wait_builds
-    if [ -x $BUILD/cub_sort ] && command -v cuobjdump > /dev/null; then
-        echo "--- CUB's kernels (cuobjdump -res-usage)"
-        cuobjdump -res-usage $BUILD/cub_sort 2>&1 | grep -A1 -i "onesweep\|histogram" |
-            sed 's/^\(.\{160\}\).*/\1/' | head -40
-    fi 2>&1 | tee -a "$OUT/trace.txt"
 }
 
 stage_clocks() {

@@ -1,5 +1,5 @@
 /* nvprobe.h - the first GPU of the OpenCL platforms, if it is NVIDIA's, for
- * the probes that use inline PTX (bench/occupancy.c, bench/trace.c). */
+ * the probes that use inline PTX (bench/occupancy.c). */
 #ifndef CLSORT_NVPROBE_H
 #define CLSORT_NVPROBE_H
 #include <CL/cl.h>

@@ -401,9 +401,14 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
         if (nvidia && ctx->tuning.nv_maxreg)
             snprintf(opts + len, sizeof opts - (size_t)len, " -cl-nv-maxrregcount=%u",
                      ctx->tuning.nv_maxreg);
-        static const char *const files[] = {"common.cl", "radix_layout.h", "radix.cl",
-                                            "radix_onesweep.cl"};
-        return clsort_program_get(ctx, files, 4, opts, prog);
+        /* the tile's shape (the CPU's serial tile and MSD order, or the
+         * GPU's work-group tile) between the look-back and the kernels
+         * that run tiles */
+        const char *files[] = {"common.cl", "radix_layout.h", "radix.cl", "radix_lookback.cl",
+                               s->rank == CLSORT_RANK_SERIAL ? "radix_msd.cl"
+                                                             : "radix_onesweep.cl",
+                               "radix_passes.cl"};
+        return clsort_program_get(ctx, files, 6, opts, prog);
     }
     snprintf(opts + len, sizeof opts - (size_t)len, " -DCLSORT_CL_WG=%u -DCLSORT_CL_ITEMS=%u",
              s->cl_wg, s->cl_items);
@@ -569,7 +574,7 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog, const c
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
-/* MSD order from tiles (radix_onesweep.cl, clsort_radix_tiles): the sample
+/* MSD order from tiles (radix_msd.cl, clsort_radix_tiles): the sample
  * that decides whether the tile pass runs, then that pass over U by the top
  * pass's digit, into A, one work-item per tile. */
 static clsort_status run_tiles(clsort_context *ctx, clsort_program *prog,

@@ -320,15 +320,8 @@ inline uint clsort_lanemask_le(void)
     asm("mov.u32 %0, %%lanemask_le;" : "=r"(m));
     return m;
 }
-/* Lanes whose v equals this lane's (sm_70's match.any). */
-inline uint clsort_match_any(uint v)
-{
-    uint m;
-    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
-    return m;
-}
-/* The same from one vote.ballot per bit of a `bits`-bit label (what CUB
- * does for 8-bit digits: faster than match.any for few bits). */
+/* Lanes whose v equals this lane's, from one vote.ballot per bit of a
+ * `bits`-bit label (what CUB does for 8-bit digits). */
 inline uint clsort_match_ballot(uint v, uint bits)
 {
     uint m = 0xffffffffu;

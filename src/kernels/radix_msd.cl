@@ -1,0 +1,922 @@
+/* radix_msd.cl - the CPU shape of the radix sort: a tile of a onesweep
+ * pass in one work-item, and the sort in MSD order (PoCL).
+ *
+ * The tile (clsort_os_tile): one work-item counts its keys (64K of them),
+ * publishes the counts, sorts the tile by the digit into local memory (a
+ * buffer of the worker thread that stays in cache), looks back over the
+ * tiles before it for every digit in one walk (radix_lookback.cl's words,
+ * with a fallback that counts a predecessor that has not published), and
+ * copies each digit's run out. radix_passes.cl's kernels run these tiles.
+ *
+ * MSD order (the plan's ST_MSD): one pass by the top digit puts each digit's
+ * keys into one bucket (or clsort_radix_tiles sorts each tile by the top
+ * digit in its own place, with no upfront count), then clsort_radix_buckets
+ * sorts each bucket in one work-item by the lower digits, in cache.
+ * The GPU shape, a tile per work-group, is radix_onesweep.cl.
+ *
+ * Program: common.cl, radix_layout.h, radix.cl, radix_lookback.cl, this
+ * file, radix_passes.cl. Defines it needs, besides theirs (CLSORT_OS_RANK 0,
+ * CLSORT_OS_WG 1):
+ *   CLSORT_IN_LOCAL  a bucket of up to this many keys (and values) passes
+ *                    through local memory (0: never)
+ *   CLSORT_IN_SPLIT  buckets of three passes and at least this many keys
+ *                    split by their top digit first (0: never)
+ *   CLSORT_NT_MIN    sorts of at least this many keys write whole lines by
+ *                    streaming stores (x86-64 through clang only; 0: never)
+ *   CLSORT_TILED     1: the MSD order from tiles (clsort_radix_tiles)
+ */
+#if CLSORT_OS_RANK != 0 || CLSORT_OS_WG != 1
+#error "radix_msd.cl is the serial shape: CLSORT_OS_RANK 0 and CLSORT_OS_WG 1"
+#endif
+#define OS_MSD_LAUNCHES 1 /* the top pass's launch runs the pass the plan chose */
+
+/* The local memory of a tile (clsort_onesweep_local_bytes in radix.c
+ * counts it): the tile in digit order. */
+typedef struct os_mem {
+    KEY_T stage_k[OS_TILE];
+#if HAVE_VALUES
+    VAL_T stage_v[OS_TILE];
+#endif
+    uint tile; /* the tile's number */
+    uint next; /* unused: the serial shape has no persistent work-groups */
+} os_mem;
+
+/* Non-temporal stores (the CPU shape on x86-64 through clang, as PoCL's
+ * kernels are built; the host's choice, tuning nt_min): sorts of at least
+ * CLSORT_NT_MIN keys write each whole 64-byte line of a run by one
+ * streaming store, which goes to memory without first reading the line
+ * (a store that misses reads the line before it writes it: a third of
+ * the memory traffic of a pass that reads one array and writes another).
+ * Only where the output is read next from memory, not from the cache: the
+ * host's bound is a size far above the caches. The lines at a run's ends,
+ * shared with other runs, take ordinary stores. */
+#if defined(CLSORT_NT_MIN) && defined(__x86_64__) && defined(__clang__)
+#define HAVE_NT (CLSORT_NT_MIN > 0)
+#else
+#define HAVE_NT 0
+#endif
+#if HAVE_NT
+/* n elements of T (4, 8 or 16 bytes; else ordinary stores) from local s
+ * to global d; then, once for all of a work-item's copies, clsort_nt_fence.
+ * A destination that no element boundary puts on a line boundary (a
+ * caller's host pointer off T's alignment, as CL_MEM_USE_HOST_PTR allows)
+ * takes ordinary stores only: its address is tested as it is, hidden from
+ * the compiler, which would take T's alignment as given (it did, and the
+ * aligned streaming store faulted). */
+/* 64 bytes read at a 4-byte boundary by a plain load: vload16 would return
+ * them by value from a call, which clang warns about (-Wpsabi) on x86-64
+ * without AVX-512 */
+typedef uint16 clsort_uint16_a4 __attribute__((aligned(4)));
+#define CLSORT_DEFINE_NT_COPY(NAME, T)                                                         \
+    inline void NAME(global T *d, const local T *s, uint n)                                    \
+    {                                                                                          \
+        ulong a = (ulong)d;                                                                    \
+        __asm__("" : "+r"(a)); /* the address as it is: the compiler takes T's alignment */   \
+        uint j = ((64u - ((uint)a & 63u)) & 63u) / (uint)sizeof(T);                            \
+        if (sizeof(T) % 4 != 0 || j > n || (((uint)a + j * (uint)sizeof(T)) & 63u))            \
+            j = n; /* also a caller's buffer not aligned to T: no whole lines */               \
+        for (uint i = 0; i < j; i++)                                                           \
+            d[i] = s[i];                                                                       \
+        for (; j + 64 / sizeof(T) <= n; j += 64 / sizeof(T))                                   \
+            __builtin_nontemporal_store(*(const local clsort_uint16_a4 *)(s + j),              \
+                                        (global uint16 *)(d + j));                             \
+        for (; j < n; j++)                                                                     \
+            d[j] = s[j];                                                                       \
+    }
+CLSORT_DEFINE_NT_COPY(clsort_nt_copy_keys, KEY_T)
+CLSORT_DEFINE_NT_COPY(clsort_nt_copy_values, VAL_T)
+/* streaming stores are weakly ordered: this orders them before anything
+ * the work-item does after (the kernel's end, the runtime's locks) */
+#define clsort_nt_fence() __builtin_ia32_sfence()
+#endif
+
+/* The CPU shape's scattered stores: reading one byte of every 64-byte line
+ * of a destination first brings its lines into the cache (in order, by the
+ * prefetcher, or with their misses overlapped), where the stores would
+ * otherwise take a miss each, one at a time. Returns the bytes xored: the
+ * caller keeps the reads by a store under a condition that never holds. */
+inline uchar clsort_touch(const global void *p, ulong bytes)
+{
+    const global uchar *b = (const global uchar *)p;
+    uchar x = 0;
+    for (ulong i = 0; i < bytes; i += 64)
+        x ^= b[i];
+    return x;
+}
+
+/* The CPU shape's look-back, every digit of the tile in one walk back over
+ * the tiles before it: ex[d] adds each tile's published count of digit d
+ * until a tile that published its inclusive prefix for d; then this tile's
+ * prefixes (ex + h) are published. A tile not yet published is waited for
+ * CLSORT_LB_SPIN reads (about as long as counting a tile takes), then
+ * counted here from its keys (the idea of Decoupled Fallback, Smith, Levien
+ * and Owens 2025): PoCL's threads have no forward-progress guarantee, and a
+ * thread that the system holds back after taking a tile would otherwise
+ * hold up every tile after it. pend[] (the digits still walking) and c[]
+ * (a counted tile's digits) are the caller's scratch. With
+ * CLSORT_LB_FALLBACK_ALL (tests) every tile before is counted. */
+/* h[d]: how many keys of src[t0, t1) have digit d (one work-item) */
+inline void clsort_count_serial(const global KEY_T *src, uint t0, uint t1, uint shift, uint mask,
+                                uint flip, uint *h)
+{
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    for (uint t = t0; t < t1; t++)
+        h[DIGIT_OF(src[t], shift, mask, flip)]++;
+}
+#ifndef CLSORT_LB_SPIN
+#define CLSORT_LB_SPIN (OS_TILE / 16 + 1)
+#endif
+inline void clsort_lookback_serial(global uint *lb, uint tile, const global KEY_T *src,
+                                   uint len, uint shift, uint mask, uint flip, const uint *h,
+                                   idx_t *ex, ushort *pend, uint *c)
+{
+    for (uint d = 0; d < RADIX; d++) {
+        ex[d] = 0;
+        pend[d] = (ushort)d;
+    }
+    uint np = tile > 0 ? RADIX : 0;
+    for (uint j = tile - 1; np > 0; j--) {
+        global uint *row = lb + (ulong)j * RADIX;
+        bool counted = false;
+        uint k = 0;
+        for (uint i = 0; i < np; i++) {
+            const uint d = pend[i];
+#ifdef CLSORT_LB_FALLBACK_ALL
+            uint w = LB_EMPTY;
+#else
+            uint w = LB_LOAD(&row[d]);
+            for (uint spin = 0; (w & LB_FLAGS) == LB_EMPTY && !counted && spin < CLSORT_LB_SPIN;
+                 spin++)
+                w = LB_LOAD(&row[d]);
+#endif
+            if ((w & LB_FLAGS) == LB_EMPTY) {
+                if (!counted) { /* tile j, counted here */
+                    clsort_count_serial(src, j * (uint)OS_TILE,
+                                        min(j * (uint)OS_TILE + (uint)OS_TILE, len), shift, mask,
+                                        flip, c);
+                    counted = true;
+                }
+                ex[d] += c[d];
+            } else {
+                ex[d] += w & LB_VALUE;
+            }
+            if ((w & LB_FLAGS) != LB_PREFIX && j > 0) /* tile 0 has none before */
+                pend[k++] = (ushort)d;
+        }
+        np = k;
+    }
+    if (tile > 0) /* tile 0 published its counts as prefixes */
+        for (uint d = 0; d < RADIX; d++)
+            LB_STORE(&lb[tile * RADIX + d], (uint)(ex[d] + h[d]) | LB_PREFIX);
+}
+
+/* One tile of a pass: tile m->tile of the portion src[0, len), ranked
+ * stably by the digit (shift, mask, flip) and written to dst in digit order
+ * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
+ * the tile's counts; bases 0: the tile is the whole output). Values go
+ * along; with gen they are generated: portion index + gen_base. The caller
+ * has set m->tile before. */
+inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
+                           const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
+                           idx_t gen_base, uint len, uint shift, uint mask, uint flip,
+                           global uint *lb, global const idx_t *bases,
+                           global uint *next_counter)
+{
+    /* Count, publish, sort the tile into local memory by digit, look back,
+     * and copy each digit's run out. Local memory is
+     * a buffer of the worker thread that stays in cache; copying whole runs
+     * out writes each destination sequentially, where a scatter straight
+     * from the input touches RADIX places in memory for every few keys
+     * (measured 1.7-2x faster for the pass on EPYC-2). */
+    const uint tile = m->tile;
+    const uint t0 = tile * OS_TILE;
+    const uint cnt = min((uint)OS_TILE, len - t0);
+    uint h[RADIX];
+    idx_t at[RADIX]; /* digit starts in the stage, then the runs' destinations */
+    clsort_count_serial(src, t0, t0 + cnt, shift, mask, flip, h);
+    if (lb)
+        for (uint d = 0; d < RADIX; d++)
+            clsort_publish_aggregate(lb, tile, d, h[d]);
+    uint acc = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        at[d] = acc;
+        acc += h[d];
+    }
+    for (uint i = 0; i < cnt; i++) {
+        KEY_T k = src[t0 + i];
+        const uint s = (uint)at[DIGIT_OF(k, shift, mask, flip)]++;
+        m->stage_k[s] = k;
+#if HAVE_VALUES
+        m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
+#endif
+    }
+    /* every run's destination first (at[] is free again), then its lines
+     * read once, so that the misses overlap before the copies store */
+    uint s = 0;
+    if (lb && bases) {
+        ushort pend[RADIX];
+        uint c[RADIX];
+        clsort_lookback_serial(lb, tile, src, len, shift, mask, flip, h, at, pend, c);
+        for (uint d = 0; d < RADIX; d++)
+            at[d] += bases[d];
+    } else {
+        for (uint d = 0; d < RADIX; d++) {
+            at[d] = clsort_tile_dest(lb, bases, tile, d, h[d], s);
+            s += h[d];
+        }
+    }
+#if HAVE_NT
+    if (len >= CLSORT_NT_MIN) { /* whole lines by streaming stores: only
+                                 * each run's first and last line read */
+        uchar sink = 0;
+        for (uint d = 0; d < RADIX; d++)
+            if (h[d]) {
+                sink ^= clsort_touch(dst + at[d], 1);
+                sink ^= clsort_touch(dst + at[d] + h[d] - 1, 1);
+            }
+        if (sink == 0x5au && flip > mask) /* never: keeps the reads */
+            dst[0] = sink;
+        s = 0;
+        for (uint d = 0; d < RADIX; d++) {
+            clsort_nt_copy_keys(dst + at[d], m->stage_k + s, h[d]);
+#if HAVE_VALUES
+            clsort_nt_copy_values(vdst + at[d], m->stage_v + s, h[d]);
+#endif
+            s += h[d];
+        }
+        clsort_nt_fence();
+        return;
+    }
+#endif
+    uchar sink = 0;
+    for (uint d = 0; d < RADIX; d++)
+        sink ^= clsort_touch(dst + at[d], (ulong)h[d] * sizeof(KEY_T));
+    if (sink == 0x5au && flip > mask) /* never: keeps the reads */
+        dst[0] = sink;
+    s = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        const uint c = h[d];
+        const idx_t p = at[d];
+        global KEY_T *ok = dst + p;
+        for (uint j = 0; j < c; j++)
+            ok[j] = m->stage_k[s + j];
+#if HAVE_VALUES
+        global VAL_T *ov = vdst + p;
+        for (uint j = 0; j < c; j++)
+            ov[j] = m->stage_v[s + j];
+#endif
+        s += c;
+    }
+}
+
+/* The in-bucket digits: CLSORT_RADIX_BITS, or 8 bits for buckets too small
+ * to pay for RADIX counters per pass. */
+#define IN_MIN_BITS (CLSORT_RADIX_BITS > 8 ? 8 : CLSORT_RADIX_BITS)
+#define IN_MAX_PASSES ((KEY_BITS + IN_MIN_BITS - 1) / IN_MIN_BITS)
+/* buckets of three passes and at least this many keys split first (the
+ * host's, from tuning bucket_split bytes; 0: never; see
+ * clsort_radix_buckets) */
+#ifndef CLSORT_IN_SPLIT
+#define CLSORT_IN_SPLIT 0
+#endif
+/* built where keys have three in-bucket digits or more */
+#define IN_CAN_SPLIT (CLSORT_IN_SPLIT > 0 && IN_MAX_PASSES >= 3)
+
+/* MSD order from tiles (the CPU shape on x86-64 through clang, tuning
+ * tile_min): the top pass without the upfront count. Each tile sorts its
+ * keys by the top digit in local memory and streams them back to A in its
+ * own place, whole lines in order; it adds its counts to the top pass's row
+ * of counts, notes the bits that vary, and keeps where each digit starts in
+ * the tile (a row of RADIX words of the table). The plan (phase 3) makes
+ * the buckets' bases from the counts; bucket d's keys then lie in A as one
+ * run per tile, which clsort_radix_buckets reads tile by tile. Sorting by
+ * the top digit before the keys are counted pays only where that digit
+ * spreads them into buckets the plan accepts: clsort_radix_sample first
+ * counts 4096 keys spread over the input, and lets the tile pass run only
+ * where their digits promise that; where the plan then refuses all the
+ * same, the upfront count and the plans run as without tiles (the tile
+ * pass's work is lost, the input untouched). Built where the buckets have
+ * the streamed route through local memory (HAVE_NT, CLSORT_IN_LOCAL). */
+#if HAVE_NT && CLSORT_IN_LOCAL && defined(CLSORT_TILED) && CLSORT_TILED
+#define TILED_OK 1
+#else
+#define TILED_OK 0
+#endif
+#define TILE_SAMPLES 4096u
+
+/* The flag (scratch + flag_off) = 1 where the tile pass should run: the
+ * samples ku[i n / TILE_SAMPLES] put no more than msd_max * TILE_SAMPLES / n
+ * of them in one digit of pass (the top pass; the plan's bound, estimated).
+ * One work-item. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pass,
+                         uint begin_bit, uint end_bit, uint descending, idx_t msd_max,
+                         global uint *scratch, ulong flag_off, uint order_check)
+{
+    uint go = 0;
+#if TILED_OK
+    if (n >= CLSORT_NT_MIN && n >= TILE_SAMPLES && n <= 0xffffffffu && msd_max > 0) {
+        const uint shift = clsort_pass_shift(begin_bit, pass);
+        const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+        const uint flip = descending ? mask : 0u;
+        uint h[RADIX];
+        for (uint d = 0; d < RADIX; d++)
+            h[d] = 0;
+        ku += ku_off;
+        KEY_T any = 0, anyc = 0, prev = 0;
+        uint fl = 0; /* the samples' order: see the upfront count's check */
+        for (uint i = 0; i < TILE_SAMPLES; i++) {
+            const KEY_T k = ku[(ulong)i * n / TILE_SAMPLES];
+            clsort_note_bits(k, &any, &anyc);
+            h[DIGIT_OF(k, shift, mask, flip)]++;
+            if (i)
+                fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
+            prev = k;
+        }
+        uint most = 0;
+        for (uint d = 0; d < RADIX; d++)
+            most = max(most, h[d]);
+        /* and three passes or more whose digits vary in the sample, as
+         * the plan's MSD order needs */
+        uint active = 0;
+        for (uint p = 0; p <= pass; p++)
+            active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
+                       (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
+        go = active >= 3 && (ulong)most * n <= (ulong)msd_max * TILE_SAMPLES;
+        /* samples in order or in reverse order: the upfront count instead,
+         * whose order check may spare the whole sort */
+        if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
+            go = 0;
+    }
+#endif
+    scratch[flag_off] = go;
+}
+
+/* The tile pass (see above) by the digit of pass (the top pass): does
+ * nothing unless the flag (scratch + flag_off; the word after it hands out
+ * the tiles, zero before). Counts go to counts + counts_off (the top pass's
+ * row), the bits to scratch + bits_off, the table's rows to scratch +
+ * table_off. One work-item per group, as many groups as tiles; gen:
+ * argsort's values are the indices. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_tiles(global const KEY_T *ku, ulong ku_off, global KEY_T *ka,
+                        global const VAL_T *vu, ulong vu_off, global VAL_T *va, uint len,
+                        uint pass, uint begin_bit, uint end_bit, uint descending, uint gen,
+                        global uint *counts, ulong counts_off, global uint *scratch,
+                        ulong flag_off, ulong bits_off, ulong table_off)
+{
+#if TILED_OK
+    local os_mem m;
+    global uint *flag = scratch + flag_off;
+    if (!flag[0])
+        return;
+    /* tiles taken at run time, as the buckets are (see there) */
+    const uint tile = atomic_inc(&flag[1]);
+    const uint t0 = tile * (uint)OS_TILE;
+    if (t0 >= len)
+        return;
+    const uint cnt = min((uint)OS_TILE, len - t0);
+    const uint shift = clsort_pass_shift(begin_bit, pass);
+    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+    const uint flip = descending ? mask : 0u;
+    const global KEY_T *src = ku + ku_off + t0;
+    uint h[RADIX];
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    KEY_T any = 0, anyc = 0;
+    for (uint i = 0; i < cnt; i++) {
+        const KEY_T k = src[i];
+        clsort_note_bits(k, &any, &anyc);
+        h[DIGIT_OF(k, shift, mask, flip)]++;
+    }
+    for (uint d = 0; d < RADIX; d++)
+        if (h[d])
+            atomic_add(&counts[counts_off + d], h[d]);
+    clsort_publish_bits(scratch + bits_off, any, anyc);
+    global uint *row = scratch + table_off + (ulong)tile * RADIX;
+    uint at[RADIX], acc = 0;
+    for (uint d = 0; d < RADIX; d++) {
+        at[d] = acc;
+        row[d] = acc;
+        acc += h[d];
+    }
+#if HAVE_VALUES
+    const global VAL_T *vsrc = vu + vu_off + t0;
+#endif
+    for (uint i = 0; i < cnt; i++) {
+        const KEY_T k = src[i];
+        const uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
+        m.stage_k[s] = k;
+#if HAVE_VALUES
+        m.stage_v[s] = GEN_VALUE(gen, t0 + i, vsrc[i]);
+#endif
+    }
+    clsort_nt_copy_keys(ka + t0, m.stage_k, cnt);
+#if HAVE_VALUES
+    clsort_nt_copy_values(va + t0, m.stage_v, cnt);
+#endif
+    clsort_nt_fence();
+#endif
+}
+
+/* ---- The steps of a bucket's sort (clsort_radix_buckets). */
+
+/* Values go along where there are values: IF_VALUES(x) is x, or nothing
+ * for keys alone (parameters, arguments and statements alike). */
+#if HAVE_VALUES
+#define IF_VALUES(...) __VA_ARGS__
+#else
+#define IF_VALUES(...)
+#endif
+
+/* An in-bucket digit: its shift, mask and flip, as DIGIT_OF takes them. */
+typedef struct in_digit {
+    uint shift, mask, flip;
+} in_digit;
+
+/* In-bucket digit j of rb bits: bits [begin_bit + j rb, ...) of the bits
+ * [begin_bit, begin_bit + bits) below the top digit. */
+inline in_digit clsort_in_digit(uint begin_bit, uint bits, uint rb, uint j, uint descending)
+{
+    in_digit g;
+    g.shift = begin_bit + j * rb;
+    g.mask = (1u << min(rb, bits - j * rb)) - 1u;
+    g.flip = descending ? g.mask : 0u;
+    return g;
+}
+
+/* The in-bucket digits of ka[r0, r1) counted into h[j rr + digit]: two
+ * digits, or three in 8-bit rows (with wider digits the branch alone slowed
+ * the two-digit loop on PoCL 3.1), from one read of each key; else a loop
+ * per digit. */
+inline void clsort_in_count(const global KEY_T *ka, ulong r0, ulong r1, uint np, uint begin_bit,
+                            uint bits, uint rb, uint rr, uint descending, uint *h)
+{
+    if (np == 2) {
+        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, 0, descending);
+        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, 1, descending);
+        for (ulong i = r0; i < r1; i++) {
+            const KEY_T key = ka[i];
+            h[DIGIT_OF(key, g0.shift, g0.mask, g0.flip)]++;
+            h[rr + DIGIT_OF(key, g1.shift, g1.mask, g1.flip)]++;
+        }
+    }
+#if CLSORT_RADIX_BITS == 8
+    else if (np == 3) {
+        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, 0, descending);
+        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, 1, descending);
+        const in_digit g2 = clsort_in_digit(begin_bit, bits, rb, 2, descending);
+        for (ulong i = r0; i < r1; i++) {
+            const KEY_T key = ka[i];
+            h[DIGIT_OF(key, g0.shift, g0.mask, g0.flip)]++;
+            h[rr + DIGIT_OF(key, g1.shift, g1.mask, g1.flip)]++;
+            h[2 * rr + DIGIT_OF(key, g2.shift, g2.mask, g2.flip)]++;
+        }
+    }
+#endif
+    else {
+        for (uint j = 0; j < np; j++) {
+            uint *hj = h + j * rr;
+            const in_digit g = clsort_in_digit(begin_bit, bits, rb, j, descending);
+            for (ulong i = r0; i < r1; i++)
+                hj[DIGIT_OF(ka[i], g.shift, g.mask, g.flip)]++;
+        }
+    }
+}
+
+/* pos[e]: where the keys whose in-bucket digit j is e start in the bucket
+ * (h: the bucket's counts, rr words per digit; mask: the digit's). */
+inline void clsort_in_starts(const uint *h, uint j, uint rr, uint mask, idx_t *pos)
+{
+    idx_t run = 0;
+    for (uint e = 0; e <= mask; e++) {
+        pos[e] = run;
+        run += h[j * rr + e];
+    }
+}
+
+/* A scatter: sk[0, m) to dk by the digit g, each key to c[its digit]++
+ * (values along, sv to dv), for each pair of address spaces of source and
+ * destination and each type of the positions: idx_t for a bucket, uint for
+ * a sub-bucket of a split bucket. */
+#define CLSORT_DEFINE_IN_SCATTER(NAME, SQ, DQ, CT)                                             \
+    inline void NAME(SQ const KEY_T *sk, DQ KEY_T *dk IF_VALUES(, SQ const VAL_T *sv,          \
+                                                                DQ VAL_T *dv),               \
+                     idx_t m, CT *c, in_digit g)                                               \
+    {                                                                                          \
+        for (idx_t i = 0; i < m; i++) {                                                        \
+            const KEY_T key = sk[i];                                                           \
+            const idx_t p = c[DIGIT_OF(key, g.shift, g.mask, g.flip)]++;                       \
+            dk[p] = key;                                                                       \
+            IF_VALUES(dv[p] = sv[i];)                                                          \
+        }                                                                                      \
+    }
+CLSORT_DEFINE_IN_SCATTER(clsort_in_scatter_gg, global, global, idx_t)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_scatter_gl, global, local, idx_t)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_scatter_lg, local, global, idx_t)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_scatter_ll, local, local, idx_t)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_sub_scatter_gg, global, global, uint)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_sub_scatter_gl, global, local, uint)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_sub_scatter_lg, local, global, uint)
+CLSORT_DEFINE_IN_SCATTER(clsort_in_sub_scatter_ll, local, local, uint)
+
+/* A sub-bucket's positions: c0[] and c1[], where each value of the digits
+ * g0 and g1 starts in sk[0, m); for a sub-bucket in global or local memory. */
+#define CLSORT_DEFINE_IN_SUB_COUNTS(NAME, Q)                                                   \
+    inline void NAME(Q const KEY_T *sk, idx_t m, in_digit g0, in_digit g1, uint *c0,         \
+                     uint *c1)                                                                 \
+    {                                                                                          \
+        for (uint d = 0; d <= g0.mask; d++)                                                    \
+            c0[d] = 0;                                                                         \
+        for (uint d = 0; d <= g1.mask; d++)                                                    \
+            c1[d] = 0;                                                                         \
+        for (idx_t i = 0; i < m; i++) {                                                        \
+            const KEY_T key = sk[i];                                                           \
+            c0[DIGIT_OF(key, g0.shift, g0.mask, g0.flip)]++;                                   \
+            c1[DIGIT_OF(key, g1.shift, g1.mask, g1.flip)]++;                                   \
+        }                                                                                      \
+        uint r0 = 0, r1 = 0;                                                                   \
+        for (uint d = 0; d <= g0.mask; d++) {                                                  \
+            const uint t = c0[d];                                                              \
+            c0[d] = r0;                                                                        \
+            r0 += t;                                                                           \
+        }                                                                                      \
+        for (uint d = 0; d <= g1.mask; d++) {                                                  \
+            const uint t = c1[d];                                                              \
+            c1[d] = r1;                                                                        \
+            r1 += t;                                                                           \
+        }                                                                                      \
+    }
+CLSORT_DEFINE_IN_SUB_COUNTS(clsort_in_sub_counts_g, global)
+CLSORT_DEFINE_IN_SUB_COUNTS(clsort_in_sub_counts_l, local)
+
+/* The bucket's m lines of dk (and dv) read first (clsort_touch). */
+inline void clsort_in_touch(global KEY_T *dk IF_VALUES(, global VAL_T *dv), idx_t m,
+                            uint descending)
+{
+    uchar sink = clsort_touch(dk, (ulong)m * sizeof(KEY_T));
+    IF_VALUES(sink ^= clsort_touch(dv, (ulong)m * sizeof(VAL_T));)
+    if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
+        dk[0] = sink;
+}
+
+#if TILED_OK
+/* MSD order from tiles (see clsort_radix_tiles): bucket d's keys lie in A
+ * as one run per tile; tile t's run is [r0, r1) (tab: the tiles' digit
+ * starts). */
+inline void clsort_in_tile_run(const global uint *tab, uint t, uint d, idx_t n, ulong *r0,
+                               ulong *r1)
+{
+    const ulong o = (ulong)t * OS_TILE;
+    *r0 = o + tab[(ulong)t * RADIX + d];
+    *r1 = d + 1 < RADIX ? o + tab[(ulong)t * RADIX + d + 1] : min(o + OS_TILE, (ulong)n);
+}
+
+/* Runs of 1 KB and less (u32 keys at 32M), each in another place: no
+ * stream for the prefetchers to follow. Each run's lines are fetched
+ * TILE_AHEAD runs before they are read (PoCL's clang: __builtin_prefetch):
+ * tile t's run of p, if t < tiles. */
+#define TILE_AHEAD 16u
+#define CLSORT_DEFINE_IN_PREFETCH(NAME, T)                                                     \
+    inline void NAME(const global T *p, const global uint *tab, uint t, uint tiles, uint d,   \
+                     idx_t n)                                                                  \
+    {                                                                                          \
+        if (t < tiles) {                                                                       \
+            ulong r0, r1;                                                                      \
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);                                        \
+            for (ulong a = r0; a < r1; a += 64 / sizeof(T))                                    \
+                __builtin_prefetch(p + a);                                                     \
+            if (r1 > r0)                                                                       \
+                __builtin_prefetch(p + r1 - 1);                                                \
+        }                                                                                      \
+    }
+CLSORT_DEFINE_IN_PREFETCH(clsort_in_prefetch_keys, KEY_T)
+CLSORT_DEFINE_IN_PREFETCH(clsort_in_prefetch_values, VAL_T)
+
+/* The bucket's runs, tile by tile, to gk[lo, hi) (and gv). */
+inline void clsort_in_gather(const global KEY_T *ka, global KEY_T *gk,
+                             IF_VALUES(const global VAL_T *va, global VAL_T *gv, )
+                             const global uint *tab, uint tiles, uint d, idx_t n, idx_t lo)
+{
+    idx_t o = lo;
+    for (uint t = 0; t < tiles; t++) {
+        ulong r0, r1;
+        clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+        for (ulong i = r0; i < r1; i++, o++) {
+            gk[o] = ka[i];
+            IF_VALUES(gv[o] = va[i];)
+        }
+    }
+}
+#endif
+
+#if HAVE_NT && CLSORT_IN_LOCAL
+/* The streamed route's first pass, to local dk (and dv) at pos[] by the
+ * digit g: from A[lo, lo + m), or, tiled, from the tiles' runs. */
+inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
+                                    IF_VALUES(const global VAL_T *va, local VAL_T *dv, )
+                                    idx_t lo, idx_t m, idx_t *pos, in_digit g, bool tiled,
+                                    const global uint *tab, uint tiles, uint d, idx_t n)
+{
+#if TILED_OK
+    if (tiled) {
+        for (uint t = 0; t < tiles; t++) {
+            ulong r0, r1;
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+            /* the values are read first here, the keys by the count */
+            IF_VALUES(clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);)
+            clsort_in_scatter_gl(ka + r0, dk IF_VALUES(, va + r0, dv), (idx_t)(r1 - r0), pos,
+                                 g);
+        }
+        return;
+    }
+#endif
+    clsort_in_scatter_gl(ka + lo, dk IF_VALUES(, va + lo, dv), m, pos, g);
+}
+#endif
+
+/* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
+ * put every key of digit d into one bucket of temp A, work-group d sorts its
+ * bucket by the bits below that digit, alone and in LSD order: one read
+ * counts all its digits (and which bits vary inside the bucket, so that a
+ * digit that is the same for all its keys is skipped), then each pass moves
+ * the bucket between U and B (or local memory), never into A, the last
+ * into the caller's buffer. A bucket of n / RADIX keys stays in cache
+ * through its passes, where an LSD pass over the whole input writes to
+ * RADIX places in memory. Launched with RADIX work-groups of one work-item,
+ * each taking one bucket; does nothing when the plan chose LSD order. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
+                          global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
+                          idx_t n, uint begin_bit, uint descending, global const uint *state,
+                          global const idx_t *bases, global uint *next, ulong next_off,
+                          ulong table_off)
+{
+    if (!state[ST_MSD])
+        return;
+    const uint top = state[ST_MSD] - 1;
+    /* The bucket: the next not taken (a counter zeroed with the sort's
+     * scratch), not the group's number. PoCL hands each thread a run of
+     * groups at once (a sixteenth of them on 16 threads): numbered buckets
+     * would be shared out before any ran, and a thread that the system
+     * holds back would hold up the whole phase with its run. Taken at run
+     * time, the buckets go to the threads that are running. */
+    const uint d = atomic_inc(&next[next_off]);
+    /* bases' first row (portion 0) holds where each digit starts overall */
+    const idx_t lo = bases[top * RADIX + d];
+    const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+    if (hi <= lo)
+        return;
+    ku += ku_off;
+    vu += vu_off;
+#if TILED_OK
+    /* MSD order from tiles: the bucket's keys lie in A as one run per tile */
+    const bool tiled = state[ST_TILED] != 0;
+    const global uint *tab = next + table_off;
+    const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
+#endif
+    const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
+    const uint rb = hi - lo < 2 * RADIX ? IN_MIN_BITS : CLSORT_RADIX_BITS;
+    const uint rr = 1u << rb;
+    const uint np = (bits + rb - 1) / rb;
+    uint h[IN_MAX_PASSES * RADIX];
+    for (uint e = 0; e < np * rr; e++)
+        h[e] = 0;
+    const KEY_T low_mask = (KEY_T)(((KEY_T)1 << bits) - 1u);
+    KEY_T any = 0, all = low_mask;
+    uint vary = 0; /* bit j: in-bucket digit j varies */
+#if TILED_OK
+    if (tiled) {
+        /* run by run (tiled: 8-bit rows); a digit varies unless one of its
+         * values has every key */
+        for (uint t = 0; t < tiles; t++) {
+            ulong r0, r1;
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+            clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
+            clsort_in_count(ka, r0, r1, np, begin_bit, bits, rb, rr, descending, h);
+        }
+        for (uint j = 0; j < np; j++) {
+            uint most = 0;
+            const uint mask = clsort_in_digit(begin_bit, bits, rb, j, descending).mask;
+            for (uint e = 0; e <= mask; e++)
+                most = max(most, h[j * rr + e]);
+            if (most < hi - lo)
+                vary |= 1u << j;
+        }
+    } else
+#endif
+    {
+        for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
+            const ulong b1 = min(b0 + 2048, (ulong)hi);
+            for (ulong i = b0; i < b1; i++) {
+                const KEY_T low = (KEY_T)(RADIX_IMAGE(ka[i]) >> begin_bit) & low_mask;
+                any |= low;
+                all &= low;
+            }
+            clsort_in_count(ka, b0, b1, np, begin_bit, bits, rb, rr, descending, h);
+        }
+        for (uint j = 0; j < np; j++)
+            if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
+                vary |= 1u << j;
+    }
+    /* the passes whose digit varies inside the bucket */
+    uint pass_of[IN_MAX_PASSES], k = 0;
+    for (uint j = 0; j < np; j++)
+        if ((vary >> j) & 1u)
+            pass_of[k++] = j;
+    if (k == 0) { /* every key of the bucket is the same: A -> U */
+#if TILED_OK
+        if (tiled) {
+            clsort_in_gather(ka, ku, IF_VALUES(va, vu, ) tab, tiles, d, n, lo);
+            return;
+        }
+#endif
+        for (idx_t i = lo; i < hi; i++) {
+            ku[i] = ka[i];
+            IF_VALUES(vu[i] = va[i];)
+        }
+        return;
+    }
+    /* The passes never write A: the bucket's lines there are read once and
+     * left clean, so that no pass writes them back to memory. The passes
+     * alternate between U and X, the last into U (k odd: A -> U -> X -> U;
+     * k even: A -> X -> U -> X -> U), X being the work-item's local memory
+     * for a bucket that fits it (CLSORT_IN_LOCAL keys, the host's choice: a
+     * buffer of the worker thread that stays in cache from bucket to
+     * bucket), else temp B. pos[] holds positions relative to lo. */
+#if CLSORT_IN_LOCAL
+    local KEY_T lk[CLSORT_IN_LOCAL];
+    IF_VALUES(local VAL_T lv[CLSORT_IN_LOCAL];)
+    const bool in_local = hi - lo <= CLSORT_IN_LOCAL;
+#else
+    const bool in_local = false;
+#endif
+    idx_t pos[RADIX];
+#if HAVE_NT && CLSORT_IN_LOCAL
+#if !TILED_OK
+    const bool tiled = false;
+    const global uint *tab = 0;
+    const uint tiles = 1;
+#endif
+    /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
+     * halves of local memory, X and Y, which stay in cache, and then the
+     * sorted bucket copied out to U by streaming stores, so that U's lines
+     * are written without being read first (the routes below read them:
+     * the first pass into U misses, the last writes them back). A bucket
+     * that splits (CLSORT_IN_SPLIT) goes A -> X by its top varying digit,
+     * then each sub-bucket X -> Y -> X. Buckets that do not fit take the
+     * routes below. */
+    if (n >= CLSORT_NT_MIN) {
+        const idx_t m = hi - lo;
+#if IN_CAN_SPLIT
+        const bool split = k == 3 && (ulong)m >= CLSORT_IN_SPLIT && (ulong)m <= 0xffffffffu;
+#else
+        const bool split = false;
+#endif
+        idx_t need = 2 * m;
+#if IN_CAN_SPLIT
+        if (split) { /* X and the largest sub-bucket's copy */
+            const uint jt = pass_of[2];
+            const uint mt = clsort_in_digit(begin_bit, bits, rb, jt, descending).mask;
+            idx_t big = 0;
+            for (uint e = 0; e <= mt; e++)
+                big = max(big, (idx_t)h[jt * rr + e]);
+            need = m + big;
+        }
+#endif
+        if (need <= CLSORT_IN_LOCAL) {
+            local KEY_T *xk = lk, *yk = lk + m, *last = xk;
+            IF_VALUES(local VAL_T *xv = lv, *yv = lv + m, *lastv = xv;)
+#if IN_CAN_SPLIT
+            if (split) {
+                /* the top varying digit (jt), and the two below it */
+                const uint jt = pass_of[2];
+                const in_digit gt = clsort_in_digit(begin_bit, bits, rb, jt, descending);
+                const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending);
+                const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending);
+                clsort_in_starts(h, jt, rr, gt.mask, pos);
+                clsort_in_scatter_first(ka, xk, IF_VALUES(va, xv, ) lo, m, pos, gt, tiled, tab,
+                                        tiles, d, n);
+                uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket */
+                idx_t start = 0;
+                for (uint e = 0; e <= gt.mask; e++) {
+                    const idx_t m2 = h[jt * rr + e];
+                    if (m2 > 1) {
+                        local KEY_T *sk = xk + start;
+                        IF_VALUES(local VAL_T *sv = xv + start;)
+                        clsort_in_sub_counts_l(sk, m2, g0, g1, c0, c1);
+                        clsort_in_sub_scatter_ll(sk, yk IF_VALUES(, sv, yv), m2, c0, g0);
+                        clsort_in_sub_scatter_ll(yk, sk IF_VALUES(, yv, sv), m2, c1, g1);
+                    }
+                    start += m2;
+                }
+            } else
+#endif
+            {
+                for (uint a = 1; a <= k; a++) {
+                    const in_digit g =
+                        clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending);
+                    clsort_in_starts(h, pass_of[a - 1], rr, g.mask, pos);
+                    last = (a & 1u) ? xk : yk;
+                    IF_VALUES(lastv = (a & 1u) ? xv : yv;)
+                    if (a == 1)
+                        clsort_in_scatter_first(ka, xk, IF_VALUES(va, xv, ) lo, m, pos, g,
+                                                tiled, tab, tiles, d, n);
+                    else if (a & 1u)
+                        clsort_in_scatter_ll(yk, xk IF_VALUES(, yv, xv), m, pos, g);
+                    else
+                        clsort_in_scatter_ll(xk, yk IF_VALUES(, xv, yv), m, pos, g);
+                }
+            }
+            clsort_nt_copy_keys(ku + lo, last, m);
+            IF_VALUES(clsort_nt_copy_values(vu + lo, lastv, m);)
+            clsort_nt_fence();
+            return;
+        }
+    }
+#endif
+#if TILED_OK
+    /* A bucket of the tiles that the route above does not take (it does
+     * not fit local memory): gathered in order to where the routes below
+     * then read it as from A: to B where they take an odd number of passes
+     * (A -> U -> X -> U: B, their X, is read before it is written), else to
+     * U (A -> X -> U). */
+    if (tiled) {
+        global KEY_T *gk = (k & 1u) ? kb : ku;
+        global VAL_T *gv = (k & 1u) ? vb : vu;
+        clsort_in_gather(ka, gk, IF_VALUES(va, gv, ) tab, tiles, d, n, lo);
+        ka = gk;
+        va = gv;
+    }
+#endif
+#if IN_CAN_SPLIT
+    /* A large bucket of three passes (32-bit keys in 8-bit rows): one pass
+     * by its top varying digit, A -> U, splits it into sub-buckets, which
+     * then take the two lower digits one after the other, U -> X -> U,
+     * while they stay in L1 (pairs at 32M: a sub-bucket of 512 keys, 4 KB,
+     * and its copy in X), where the bucket's own passes scatter over its
+     * whole range, which with its copy fills a core's L2 (2 MiB). It costs
+     * each sub-bucket two counts and prefix sums, which lose where the
+     * bucket fits L2 (u32 keys at 32M); hence the host's bound in bytes.
+     * Stable: each step moves the keys in order. */
+    if (k == 3 && (ulong)(hi - lo) >= CLSORT_IN_SPLIT && (ulong)(hi - lo) <= 0xffffffffu) {
+        const uint jt = pass_of[2];
+        const in_digit gt = clsort_in_digit(begin_bit, bits, rb, jt, descending);
+        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending);
+        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending);
+        clsort_in_starts(h, jt, rr, gt.mask, pos);
+        global KEY_T *uk = ku + lo, *bk = kb + lo;
+        IF_VALUES(global VAL_T *uv = vu + lo, *bv = vb + lo;)
+        clsort_in_touch(uk IF_VALUES(, uv), hi - lo, descending); /* the destination's lines */
+        clsort_in_scatter_gg(ka + lo, uk IF_VALUES(, va + lo, uv), hi - lo, pos, gt);
+        uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket (under 2^32 keys) */
+        idx_t start = 0;
+        for (uint e = 0; e <= gt.mask; e++) {
+            const idx_t m2 = h[jt * rr + e];
+            if (m2 > 1) {
+                global KEY_T *sk = uk + start;
+                IF_VALUES(global VAL_T *sv = uv + start;)
+                clsort_in_sub_counts_g(sk, m2, g0, g1, c0, c1);
+#if CLSORT_IN_LOCAL
+                if (in_local) {
+                    local KEY_T *xk = lk + start;
+                    IF_VALUES(local VAL_T *xv = lv + start;)
+                    clsort_in_sub_scatter_gl(sk, xk IF_VALUES(, sv, xv), m2, c0, g0);
+                    clsort_in_sub_scatter_lg(xk, sk IF_VALUES(, xv, sv), m2, c1, g1);
+                } else
+#endif
+                {
+                    global KEY_T *xk = bk + start;
+                    IF_VALUES(global VAL_T *xv = bv + start;)
+                    clsort_in_sub_scatter_gg(sk, xk IF_VALUES(, sv, xv), m2, c0, g0);
+                    clsort_in_sub_scatter_gg(xk, sk IF_VALUES(, xv, sv), m2, c1, g1);
+                }
+            }
+            start += m2;
+        }
+        return;
+    }
+#endif
+    for (uint a = 1; a <= k; a++) {
+        const in_digit g = clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending);
+        clsort_in_starts(h, pass_of[a - 1], rr, g.mask, pos);
+        const bool to_u = ((k - a) & 1u) == 0; /* else to X; from A, or from the other */
+        const bool dst_local = in_local && !to_u, src_local = in_local && a > 1 && to_u;
+        global KEY_T *gsrc = (a == 1 ? ka : (to_u ? kb : ku)) + lo;
+        global KEY_T *gdst = (to_u ? ku : kb) + lo;
+        IF_VALUES(global VAL_T *gvsrc = (a == 1 ? va : (to_u ? vb : vu)) + lo;)
+        IF_VALUES(global VAL_T *gvdst = (to_u ? vu : vb) + lo;)
+        if (!dst_local && a <= 2) /* the destination's lines first, when first written */
+            clsort_in_touch(gdst IF_VALUES(, gvdst), hi - lo, descending);
+        const idx_t m = hi - lo;
+#if CLSORT_IN_LOCAL
+        if (dst_local)
+            clsort_in_scatter_gl(gsrc, lk IF_VALUES(, gvsrc, lv), m, pos, g);
+        else if (src_local)
+            clsort_in_scatter_lg(lk, gdst IF_VALUES(, lv, gvdst), m, pos, g);
+        else
+#endif
+            clsort_in_scatter_gg(gsrc, gdst IF_VALUES(, gvsrc, gvdst), m, pos, g);
+    }
+}
