@@ -151,7 +151,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
                                  CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
                                  CLSORT_ARG(gen), CLSORT_ARG(n_all), CLSORT_ARG(count),
                                  CLSORT_ARG(per_group), CLSORT_ARG(block_arg)};
-            CLSORT_TRY(clsort_set_args(ctx, k, "clsort_bitonic_segments", args, 17));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_bitonic_segments", args));
             return clsort_launch(ctx, k, "clsort_bitonic_segments",
                                  div_up(seg->count, per) * v.wg, v.wg, seq);
         }
@@ -186,7 +186,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
                              CLSORT_ARG(seg_len), CLSORT_ARG(a_pad), CLSORT_ARG(a_npad),
                              CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
                              CLSORT_ARG(ok), CLSORT_ARG(oi)};
-        CLSORT_TRY(clsort_set_args(ctx, kp, "clsort_bitonic_pack", args, 14));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kp, "clsort_bitonic_pack", args));
         CLSORT_TRY(clsort_launch(ctx, kp, "clsort_bitonic_pack", loop_groups(ctx, npad, 1024) * 256,
                                  256, seq));
     }
@@ -198,7 +198,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
         clsort_arg args[] = {CLSORT_ARG(ok),    CLSORT_ARG(oi),   CLSORT_ARG(a_pad),
                              CLSORT_ARG(block), CLSORT_ARG(kfrom), CLSORT_ARG(kto),
                              CLSORT_ARG(jfrom)};
-        CLSORT_TRY(clsort_set_args(ctx, kl, "clsort_bitonic_local", args, 7));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kl, "clsort_bitonic_local", args));
         CLSORT_TRY(clsort_launch(ctx, kl, "clsort_bitonic_local", npad / block * v.wg, v.wg, seq));
         kfrom = block * 2;
     }
@@ -209,7 +209,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
             cl_uint j32 = (cl_uint)jj;
             clsort_arg args[] = {CLSORT_ARG(ok), CLSORT_ARG(oi), CLSORT_ARG(a_npad),
                                  CLSORT_ARG(a_pad), CLSORT_ARG(k32), CLSORT_ARG(j32)};
-            CLSORT_TRY(clsort_set_args(ctx, ks, "clsort_bitonic_step", args, 6));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, "clsort_bitonic_step", args));
             CLSORT_TRY(clsort_launch(ctx, ks, "clsort_bitonic_step", step_global, 256, seq));
             if (jj == 1)
                 break;
@@ -219,7 +219,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
             clsort_arg args[] = {CLSORT_ARG(ok),    CLSORT_ARG(oi),  CLSORT_ARG(a_pad),
                                  CLSORT_ARG(block), CLSORT_ARG(k32), CLSORT_ARG(k32),
                                  CLSORT_ARG(jfrom)};
-            CLSORT_TRY(clsort_set_args(ctx, kl, "clsort_bitonic_local", args, 7));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, kl, "clsort_bitonic_local", args));
             CLSORT_TRY(clsort_launch(ctx, kl, "clsort_bitonic_local", npad / block * v.wg, v.wg,
                                      seq));
         }
@@ -230,7 +230,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
                              CLSORT_ARG(use_off),   CLSORT_ARG(first), CLSORT_ARG(seg_len),
                              CLSORT_ARG(a_pad),     CLSORT_ARG(a_npad), CLSORT_ARG(oi),
                              CLSORT_ARG(dk),        CLSORT_ARG(dv),    CLSORT_ARG(gen)};
-        CLSORT_TRY(clsort_set_args(ctx, ku, "clsort_bitonic_unpack", args, 15));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ku, "clsort_bitonic_unpack", args));
         CLSORT_TRY(clsort_launch(ctx, ku, "clsort_bitonic_unpack",
                                  loop_groups(ctx, npad, 1024) * 256, 256, seq));
     }
@@ -270,7 +270,7 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
                          CLSORT_ARG(voff),      CLSORT_ARG(n32),  CLSORT_ARG(o.begin),
                          {o.kb, &o.wmask},      CLSORT_ARG(o.desc), CLSORT_ARG(dk),
                          CLSORT_ARG(dv),        CLSORT_ARG(gen)};
-    CLSORT_TRY(clsort_set_args(ctx, k, name, args, 11));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, name, args));
     const size_t wg = ctx->tuning.sel_wg;
     CLSORT_TRY(clsort_launch(ctx, k, name, div_up(n, wg) * wg, wg, seq));
     CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, job->keys_off * job->key.bytes,
@@ -348,7 +348,7 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
                          CLSORT_ARG(ooff),      CLSORT_ARG(use_off), CLSORT_ARG(first),
                          CLSORT_ARG(seg_len),   CLSORT_ARG(o.begin), {o.kb, &o.wmask},
                          CLSORT_ARG(wb),        CLSORT_ARG(o.desc),  CLSORT_ARG(pk)};
-    CLSORT_TRY(clsort_set_args(ctx, k, "clsort_segments_pack64", args, 12));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_segments_pack64", args));
     CLSORT_TRY(clsort_launch(ctx, k, "clsort_segments_pack64", seg->count * 256, 256, seq));
     /* (segment, order key) pairs with the permutation, radix sorted. */
     clsort_radix_job r;

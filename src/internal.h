@@ -321,6 +321,10 @@ typedef struct clsort_arg {
 #define CLSORT_ARG(x) ((clsort_arg){sizeof(x), &(x)})
 clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name,
                               const clsort_arg *args, size_t nargs);
+/* Every argument of a kernel from an array of them, in the order of the
+ * kernel's parameters; a count that differs from the kernel's is an error. */
+#define CLSORT_SET_ARGS(ctx, k, name, args) \
+    clsort_set_args((ctx), (k), (name), (args), sizeof(args) / sizeof((args)[0]))
 
 /* The caller's wait list, consumed by the first command enqueued. The queue
  * is in order, so later commands follow by themselves. */

@@ -320,6 +320,11 @@ void clsort_programs_release(clsort_context *ctx)
 clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name,
                               const clsort_arg *args, size_t nargs)
 {
+    cl_uint want = 0;
+    if (clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof want, &want, NULL) == CL_SUCCESS &&
+        want != nargs)
+        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "%s takes %u arguments, not %zu", name,
+                           want, nargs);
     for (size_t i = 0; i < nargs; i++) {
         cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].ptr);
         if (err != CL_SUCCESS)

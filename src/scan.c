@@ -95,14 +95,14 @@ static clsort_status scan_level(clsort_context *ctx, clsort_program *prog, size_
         /* block sums at sums[at .. at+nb), their exclusive scan in place */
         clsort_arg ra[] = {CLSORT_ARG(in), CLSORT_ARG(a_in), CLSORT_ARG(a_n), CLSORT_ARG(sums),
                            CLSORT_ARG(a_at)};
-        CLSORT_TRY(clsort_set_args(ctx, kr, "clsort_scan_reduce", ra, 5));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kr, "clsort_scan_reduce", ra));
         CLSORT_TRY(clsort_launch(ctx, kr, "clsort_scan_reduce", nb * wg, wg, seq));
         CLSORT_TRY(scan_level(ctx, prog, block, sums, at, sums, at, nb, 0, sums, at + nb, seq));
     }
     clsort_arg ba[] = {CLSORT_ARG(in),   CLSORT_ARG(a_in),      CLSORT_ARG(out),
                        CLSORT_ARG(a_out), CLSORT_ARG(a_n),      CLSORT_ARG(sums),
                        CLSORT_ARG(a_at), CLSORT_ARG(use_carry), CLSORT_ARG(incl)};
-    CLSORT_TRY(clsort_set_args(ctx, kb, "clsort_scan_blocks", ba, 9));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kb, "clsort_scan_blocks", ba));
     return clsort_launch(ctx, kb, "clsort_scan_blocks", nb * wg, wg, seq);
 }
 
@@ -153,7 +153,7 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
         clsort_arg args[] = {CLSORT_ARG(in),    CLSORT_ARG(a_in), CLSORT_ARG(out),
                              CLSORT_ARG(a_out), CLSORT_ARG(a_n),  CLSORT_ARG(st),
                              CLSORT_ARG(epoch), CLSORT_ARG(incl)};
-        CLSORT_TRY(clsort_set_args(ctx, k, "clsort_scan_onepass", args, 8));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_scan_onepass", args));
         return clsort_launch(ctx, k, "clsort_scan_onepass", tiles * ctx->tuning.scan_wg,
                              ctx->tuning.scan_wg, seq);
     }

@@ -1,0 +1,132 @@
+/* radix_msd.c - MSD order, the CPU shape's (radix_msd.cl): the top digit's
+ * pass puts each digit's keys into one bucket (or the tiles sort
+ * themselves by the top digit, with no upfront count: clsort_radix_tiles),
+ * then one work-item sorts each bucket by the lower digits in cache
+ * (clsort_radix_buckets). The plan (radix.cl) chooses MSD order where the
+ * top digit makes buckets enough; else the LSD passes run.
+ */
+#include "radix.h"
+
+#include <stdio.h>
+
+/* The CPU shape in MSD order: the bytes of local memory a bucket's passes
+ * may use (clsort_radix_buckets): tuning bucket_local, at most three
+ * quarters of the device's (PoCL rows: 1.5 MiB, about what a core's L2
+ * holds) */
+static size_t bucket_local_bytes(const clsort_context *ctx)
+{
+    const size_t budget = ctx->facts.local_mem_bytes / 4 * 3;
+    return budget < ctx->tuning.bucket_local ? budget : ctx->tuning.bucket_local;
+}
+
+/* MSD order's part of a onesweep shape (s->msd: the plan may choose it):
+ * whether the top digit comes from tiles, and their table in scratch. */
+void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, radix_shape *s)
+{
+    const clsort_tuning *t = &ctx->tuning;
+    const size_t R = s->radix, n = job->n;
+    /* MSD order from tiles (clsort_radix_tiles): sorts of tile_min bytes
+     * and more that stream their lines (nt_min), in one portion of
+     * 32-bit indices, whose buckets, were the keys spread evenly, would
+     * take the streamed route through local memory: twice a bucket, or
+     * once and its largest sub-bucket where it splits first (the other
+     * routes would first gather the bucket from the tiles to memory:
+     * pairs at 64M on the PoCL rows do not take the tiles); 8-bit
+     * digits only (with 11 bits a bucket's runs are 8 times shorter:
+     * on the Xeon-2's row at 32M, u32 keys 125.7 -> 129.0 ms, pairs
+     * 198.7 -> 206.9). The table of each tile's digit starts after the
+     * look-back areas. */
+    const size_t kv = (size_t)s->key_bytes + s->val_bytes, mb = n / R * kv;
+    const bool split = s->r == 8 && s->passes == 4 && t->bucket_split &&
+                       mb >= t->bucket_split;
+    s->tiled = s->msd && s->r == 8 && t->tile_min && t->nt_min && s->portions == 1 &&
+               n <= 0xffffffffu && n * kv >= t->tile_min && n * kv >= t->nt_min &&
+               (split ? mb + mb / 64 : 2 * mb) <= bucket_local_bytes(ctx);
+    s->table_at = s->scratch_words;
+    if (s->tiled)
+        s->scratch_words += s->tiles_pp * R;
+}
+
+/* The CPU shape's defines: MSD order's buckets of up to CLSORT_IN_LOCAL
+ * keys pass through local memory (bucket_local_bytes), buckets from tuning
+ * bucket_split bytes split first (CLSORT_IN_SPLIT keys), sorts from tuning
+ * nt_min bytes stream their lines (CLSORT_NT_MIN keys; x86-64 builds by
+ * clang only), and the top digit may come from tiles (CLSORT_TILED); 0:
+ * never. */
+int radix_msd_options(const clsort_context *ctx, const radix_shape *s,
+                      const clsort_key_kind *key, char *opts, int len, size_t size)
+{
+    const size_t split = ctx->tuning.bucket_split, nt = ctx->tuning.nt_min,
+                 kv = key->bytes + s->val_bytes;
+    return len + snprintf(opts + len, size - (size_t)len,
+                          " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu -DCLSORT_NT_MIN=%zu"
+                          " -DCLSORT_TILED=%d",
+                          bucket_local_bytes(ctx) / kv, split ? (split + kv - 1) / kv : 0,
+                          nt ? (nt + kv - 1) / kv : 0, ctx->tuning.tile_min ? 1 : 0);
+}
+
+/* MSD order only where the top digit makes buckets enough (at least 4 per
+ * compute unit were none larger) to keep every compute unit busy */
+size_t radix_msd_max(const clsort_context *ctx, const clsort_radix_job *job,
+                     const radix_shape *s)
+{
+    if (!s->msd)
+        return 0;
+    return job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
+}
+
+/* MSD order from tiles (radix_msd.cl, clsort_radix_tiles): the sample
+ * that decides whether the tile pass runs, then that pass over U by the top
+ * pass's digit, into A, one work-item per tile. */
+clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
+                              const clsort_radix_job *job, const radix_shape *s,
+                              const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel ks, kt;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_sample", &ks));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_tiles", &kt));
+    cl_ulong koff = job->keys_off, voff = job->vals_off, flag_off = s->tiled_at,
+             bits_off = s->bits_at, table_off = s->table_at,
+             counts_off = b->counts_at + (s->passes - 1) * s->radix;
+    cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
+    idx_arg a_n, a_max;
+    cl_uint order_check = s->order != 0;
+    clsort_arg sargs[] = {CLSORT_ARG(b->ku),     CLSORT_ARG(koff),  idx_of(s, &a_n, job->n),
+                          CLSORT_ARG(pass),      CLSORT_ARG(begin), CLSORT_ARG(end),
+                          CLSORT_ARG(desc),      idx_of(s, &a_max, radix_msd_max(ctx, job, s)),
+                          CLSORT_ARG(b->scratch), CLSORT_ARG(flag_off), CLSORT_ARG(order_check)};
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, "clsort_radix_sample", sargs));
+    CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq));
+    clsort_arg targs[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     CLSORT_ARG(b->ka),
+                          CLSORT_ARG(b->vu),      CLSORT_ARG(voff),     CLSORT_ARG(b->va),
+                          CLSORT_ARG(len),        CLSORT_ARG(pass),     CLSORT_ARG(begin),
+                          CLSORT_ARG(end),        CLSORT_ARG(desc),     CLSORT_ARG(gen),
+                          CLSORT_ARG(b->counts),  CLSORT_ARG(counts_off), CLSORT_ARG(b->scratch),
+                          CLSORT_ARG(flag_off),   CLSORT_ARG(bits_off), CLSORT_ARG(table_off)};
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kt, "clsort_radix_tiles", targs));
+    return clsort_launch(ctx, kt, "clsort_radix_tiles", s->tiles_pp, 1, seq);
+}
+
+/* The buckets of MSD order (clsort_radix_buckets), after the top pass's
+ * launch: one work-item per bucket; does nothing when the plan chose LSD
+ * order. */
+clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
+                                const clsort_radix_job *job, const radix_shape *s,
+                                const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel kbk;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at,
+             table_off = s->table_at;
+    cl_uint begin = job->begin_bit, desc = job->descending;
+    idx_arg a_n;
+    clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                          CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
+                          CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, job->n),
+                          CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
+                          CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off),
+                          CLSORT_ARG(table_off)};
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, "clsort_radix_buckets", bargs));
+    return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
+}

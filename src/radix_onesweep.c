@@ -1,0 +1,308 @@
+/* radix_onesweep.c - the onesweep passes (radix_lookback.cl, then the
+ * tile's shape, radix_onesweep.cl on GPUs or radix_msd.cl on CPUs, then
+ * radix_passes.cl): one kernel per pass ranks a tile, finds its global
+ * offsets by decoupled look-back and writes it out, reading and writing the
+ * keys once per pass. Needs work-groups that, once started, keep running
+ * (GPUs, PoCL). Also the sorts of one tile in one launch
+ * (clsort_radix_single) and every pass in one launch (clsort_radix_chain).
+ */
+#include "radix.h"
+
+#include <stdio.h>
+
+/* Local memory of the onesweep kernel, mirroring the declarations in
+ * radix_onesweep.cl and radix_msd.cl (os_mem): rank, work-group size, keys
+ * per work-item, RADIX, and the bytes of a key, a value (0: none) and an
+ * index. */
+size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, size_t R,
+                                   size_t key_bytes, size_t val_bytes, size_t idx_bytes)
+{
+    size_t tile = (size_t)wg * items;
+    switch (rank) {
+    case CLSORT_RANK_SERIAL: /* the tile, staged in digit order */
+        return tile * (key_bytes + val_bytes);
+    case CLSORT_RANK_LOCAL:
+        return tile * key_bytes + tile + 2 * tile * 2 + rank_cnt_words(wg) * 2 + R * 8 +
+               R * idx_bytes + scan_words(wg) * 4 + 8; /* + the tile's number and the next */
+    default: {
+        size_t sb = key_bytes > val_bytes ? key_bytes : val_bytes;
+        /* the warps' counters (and, for atomic_or, their digit masks) */
+        size_t wh_words = (wg / 32) * R * (rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
+        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
+        size_t wsum = R % 32 == 0 && R <= wg ? R / 32 * 4 : 0; /* the digit scan's warp sums */
+        return (stage > wh ? stage : wh) + R * 8 + R * idx_bytes + scan_words(wg) * 4 + 8 + wsum;
+    }
+    }
+}
+
+/* The kernels' struct of a tile's local memory (os_mem): the tile number
+ * and up to 28 bytes of padding (before 16-byte values, and at the end). */
+static size_t os_mem_bytes(const radix_shape *s, unsigned items)
+{
+    return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
+                                       s->val_bytes, s->idx_bytes) +
+           32;
+}
+
+/* clsort_radix_single: the tile's memory, or the counts of every pass with
+ * the plan's scan, whichever is larger (a union). */
+size_t radix_single_local_bytes(const radix_shape *s)
+{
+    size_t tile = os_mem_bytes(s, s->os_items);
+    size_t plan = scan_words(s->os_wg) * 8 + (size_t)s->max_passes * (s->radix + 1) * 4 + 16;
+    return tile > plan ? tile : plan;
+}
+
+/* The onesweep part of a shape: the tile (work-group size and keys per
+ * work-item, by key and value width, size and local memory), the portions,
+ * and the words of scratch and bases. */
+clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *job,
+                                   bool segments, radix_shape *s)
+{
+    const clsort_tuning *t = &ctx->tuning;
+    const size_t lmem = ctx->facts.local_mem_bytes;
+    const size_t R = s->radix, P = s->passes, n = job->n;
+    s->rank = s->val_bytes && t->os_rank_pairs ? t->os_rank_pairs - 1 : t->os_rank;
+    s->lb_batch = s->val_bytes && t->lb_batch_pairs ? t->lb_batch_pairs : t->lb_batch;
+    if (!s->lb_batch)
+        s->lb_batch = 1;
+    s->persist = s->key_bytes == 8 && !s->val_bytes && t->os_persist_wide
+                     ? t->os_persist_wide
+                     : t->os_persist;
+    if (s->rank == CLSORT_RANK_SERIAL)
+        s->persist = 0; /* one-work-item groups: the CPU shape has no loop of tiles */
+    s->os_wg = s->val_bytes && t->os_wg_pairs ? t->os_wg_pairs : t->os_wg;
+    unsigned items = s->val_bytes && t->os_items_pairs ? t->os_items_pairs : t->os_items;
+    if (s->key_bytes == 8) { /* the shape for 8-byte keys, where the tuning has one */
+        s->os_wg = t->os_wg_wide ? t->os_wg_wide : s->os_wg;
+        items = t->os_items_wide ? t->os_items_wide : items;
+    }
+    /* Large sorts of keys up to 4 bytes, alone or with values up to 4
+     * bytes: a larger tile, where there are tiles enough to fill the
+     * device (big_min, big_min_pairs; 8-byte values keep their shape,
+     * whose local memory is another). */
+    const bool pairs = s->val_bytes != 0;
+    const unsigned big_min = !pairs ? t->big_min : s->val_bytes <= 4 ? t->big_min_pairs : 0;
+    if (!segments && s->key_bytes <= 4 && big_min && job->n >= big_min) {
+        const unsigned bw = pairs ? t->big_wg_pairs : t->big_wg;
+        const unsigned bi = pairs ? t->big_items_pairs : t->big_items;
+        s->os_wg = bw ? bw : s->os_wg;
+        items = bi ? bi : items;
+    }
+    /* Small sorts: fewer keys per work-item, so more and shorter tiles
+     * (a lone tile's ranking is a chain of steps per key). */
+    if (!segments && t->small_items && job->n <= t->small_items_max && items > t->small_items)
+        items = t->small_items;
+    /* Segments of keys alone up to 4 bytes: a shape of their own. */
+    if (segments && !s->val_bytes && s->key_bytes <= 4) {
+        s->os_wg = t->seg_wg ? t->seg_wg : s->os_wg;
+        items = t->seg_items ? t->seg_items : items;
+    }
+    /* Segments (job->n is the longest): a tile just large enough for
+     * the longest, since a segment's passes cost its tile's work: half,
+     * a quarter ... of the work-group (down to 128 work-items) while
+     * that holds it, then as few keys per work-item as hold it, in
+     * steps of 4 (H100, 2000 x 4096 u32: 0.50 ms with 512 x 20 tiles,
+     * 0.198 with 256 x 20, 0.151 with 256 x 16; 2000 x 2048: 0.115 with
+     * 128 x 20, 0.082 with 128 x 16) */
+    if (segments && job->n > 0 && s->os_wg >= 32) { /* (work-group shapes) */
+        while (s->os_wg >= 256 && s->os_wg % 2 == 0 &&
+               (size_t)(s->os_wg / 2) * items >= job->n)
+            s->os_wg /= 2;
+        const size_t need = (div_up(job->n, s->os_wg) + 3) / 4 * 4;
+        if (need < items)
+            items = (unsigned)need;
+    }
+    /* Fewer keys per work-item until the kernel's local memory fits. */
+    while (items > 1 && os_mem_bytes(s, items) > lmem)
+        items--;
+    if (os_mem_bytes(s, items) > lmem)
+        return clsort_fail(ctx, CLSORT_ERROR_DEVICE_UNSUPPORTED,
+                           "the onesweep kernel does not fit the device's %zu bytes of "
+                           "local memory (os_wg=%u)",
+                           lmem, s->os_wg);
+    s->os_items = items;
+    s->tile = (size_t)s->os_wg * items;
+    size_t limit = PORTION_LIMIT;
+    if (t->portion_max && t->portion_max < limit)
+        limit = t->portion_max;
+    s->portion = (limit / s->tile ? limit / s->tile : 1) * s->tile;
+    s->portions = div_up(n, s->portion);
+    s->tiles_pp = div_up(n < s->portion ? n : s->portion, s->tile);
+    s->counts_at = 0;
+    s->counters_at = s->portions * P * R;
+    s->bits_at = s->counters_at + P * s->portions; /* 4 words, MSD order */
+    s->tiled_at = s->bits_at + BITS_TILE_FLAG; /* 2 words: the tile pass's flag, its tiles */
+    s->chain_at = s->tiled_at + 2; /* 1 + P words, clsort_radix_chain */
+    s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
+    s->order_at = s->bucket_at + 1; /* 1 word: the order flags, where a fill zeroes them */
+    /* the look-back areas last, in whole 16-byte words (the upfront
+     * count zeroes them: run_upfront), each tile's row starting on a
+     * 256-byte boundary: a warp's 32 words then lie in one 128-byte
+     * line, where rows 64 bytes off the line straddled two */
+    s->lookback_at = div_up(s->order_at + 1, 64) * 64;
+    s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
+    /* MSD order from tiles (clsort_radix_tiles): sorts of tile_min bytes
+     * and more that stream their lines (nt_min), in one portion of
+     * 32-bit indices, whose buckets, were the keys spread evenly, would
+     * take the streamed route through local memory: twice a bucket, or
+     * once and its largest sub-bucket where it splits first (the other
+     * routes would first gather the bucket from the tiles to memory:
+     * pairs at 64M on the PoCL rows do not take the tiles); 8-bit
+     * digits only (with 11 bits a bucket's runs are 8 times shorter:
+     * on the Xeon-2's row at 32M, u32 keys 125.7 -> 129.0 ms, pairs
+     * 198.7 -> 206.9). The table of each tile's digit starts after the
+     * look-back areas. */
+    radix_msd_shape(ctx, job, s);
+    s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
+    s->bases_words = s->carry_at + R;
+    return CLSORT_SUCCESS;
+}
+
+/* The onesweep program's defines; the CPU shape's MSD order adds its own
+ * (radix_msd_options). */
+int radix_onesweep_options(const clsort_context *ctx, const radix_shape *s,
+                           const clsort_key_kind *key, char *opts, int len, size_t size)
+{
+    len += snprintf(opts + len, size - (size_t)len,
+                    " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"
+                    " -DCLSORT_LB_BATCH=%u -DCLSORT_OS_PERSIST=%d",
+                    s->os_wg, s->os_items, s->rank, s->lb_batch, s->persist ? 1 : 0);
+    if (s->rank == CLSORT_RANK_SERIAL)
+        len = radix_msd_options(ctx, s, key, opts, len, size);
+    if (ctx->facts.vendor == CLSORT_VENDOR_NVIDIA && ctx->tuning.nv_maxreg)
+        len += snprintf(opts + len, size - (size_t)len, " -cl-nv-maxrregcount=%u",
+                        ctx->tuning.nv_maxreg);
+    return len;
+}
+
+/* The whole sort of at most one tile in one work-group (clsort_radix_single):
+ * counts, plan, passes and finish in one launch. Constant digits are always
+ * skipped: here that costs nothing. */
+clsort_status radix_run_single(clsort_context *ctx, clsort_program *prog,
+                               const clsort_radix_job *job, const radix_shape *s,
+                               const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_single", &k));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
+    cl_uint n = (cl_uint)job->n, passes = s->passes, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, gen = job->gen_index;
+    clsort_arg args[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off),  CLSORT_ARG(b->ka),
+                         CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),   CLSORT_ARG(vu_off),
+                         CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),   CLSORT_ARG(n),
+                         CLSORT_ARG(passes),   CLSORT_ARG(begin),   CLSORT_ARG(end),
+                         CLSORT_ARG(desc),     CLSORT_ARG(gen),     CLSORT_ARG(b->scratch),
+                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_single", args));
+    return clsort_launch(ctx, k, "clsort_radix_single", s->os_wg, s->os_wg, seq);
+}
+
+/* One onesweep launch per portion for pass p (pass_arg: p, or MSD_LAUNCH for
+ * the pass the plan chooses, which uses pass 0's counters and look-back
+ * area: the LSD launches then do nothing). After each portion but the last,
+ * clsort_radix_carry sets the carry row to where the next portion's digits
+ * start, and the next portion takes its bases from there. */
+static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kernel kc,
+                                       const clsort_radix_job *job, const radix_shape *s,
+                                       const radix_buffers *b, cl_uint pass_arg, cl_uint finish,
+                                       clsort_seq *seq)
+{
+    const size_t n = job->n, R = s->radix;
+    const cl_uint p = pass_arg == MSD_LAUNCH ? 0 : pass_arg;
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, carry_off = s->carry_at;
+    cl_ulong lb_off = s->lookback_at + (size_t)p * s->tiles_pp * R;
+    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
+    for (size_t q = 0; q < s->portions; q++) {
+        size_t start = q * s->portion;
+        cl_uint len = (cl_uint)(n - start < s->portion ? n - start : s->portion);
+        cl_ulong bases_off = q > 0                     ? carry_off
+                             : pass_arg == MSD_LAUNCH ? BASES_OF_PASS
+                                                      : (cl_ulong)p * R;
+        if (q > 0) /* the pass's look-back area served the previous portion */
+            CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
+        cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
+        idx_arg a_start;
+        clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
+                             CLSORT_ARG(b->ka),      CLSORT_ARG(b->kb),
+                             CLSORT_ARG(b->vu),      CLSORT_ARG(vu_off),
+                             CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),
+                             idx_of(s, &a_start, start), CLSORT_ARG(len),
+                             CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
+                             CLSORT_ARG(end),        CLSORT_ARG(desc),
+                             CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
+                             CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
+                             CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
+                             CLSORT_ARG(counter),    CLSORT_ARG(finish)};
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_onesweep", args));
+        size_t tiles = div_up(len, s->tile), groups = tiles;
+        if (s->persist && (size_t)s->persist * ctx->facts.compute_units < groups)
+            groups = (size_t)s->persist * ctx->facts.compute_units;
+        CLSORT_TRY(
+            clsort_launch(ctx, k, "clsort_radix_onesweep", groups * s->os_wg, s->os_wg, seq));
+        if (q + 1 < s->portions) {
+            cl_uint last = (cl_uint)(tiles - 1), first = q == 0;
+            clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
+                                  CLSORT_ARG(first),      CLSORT_ARG(b->scratch),
+                                  CLSORT_ARG(lb_off),     CLSORT_ARG(last),
+                                  CLSORT_ARG(b->bases),   CLSORT_ARG(carry_off)};
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, kc, "clsort_radix_carry", cargs));
+            size_t wg = R < 64 ? R : 64;
+            CLSORT_TRY(
+                clsort_launch(ctx, kc, "clsort_radix_carry", div_up(R, wg) * wg, wg, seq));
+        }
+    }
+    return CLSORT_SUCCESS;
+}
+
+/* Whether every pass runs in one launch (clsort_radix_chain): LSD order,
+ * one portion, up to the tuning's chain_max keys. */
+bool radix_chained(const clsort_context *ctx, const clsort_radix_job *job, const radix_shape *s)
+{
+    return !s->msd && s->portions == 1 && job->n <= ctx->tuning.chain_max &&
+           (uint64_t)s->tiles_pp * s->passes <= 0xffffffffull;
+}
+
+static clsort_status run_chain(clsort_context *ctx, clsort_program *prog,
+                               const clsort_radix_job *job, const radix_shape *s,
+                               const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_chain", &k));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, lb_off = s->lookback_at,
+             chain_off = s->chain_at;
+    cl_uint n = (cl_uint)job->n, tiles = (cl_uint)s->tiles_pp, begin = job->begin_bit,
+            end = job->end_bit, desc = job->descending;
+    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
+                         CLSORT_ARG(b->kb),      CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
+                         CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),  CLSORT_ARG(n),
+                         CLSORT_ARG(tiles),      CLSORT_ARG(begin),  CLSORT_ARG(end),
+                         CLSORT_ARG(desc),       CLSORT_ARG(b->state), CLSORT_ARG(b->bases),
+                         CLSORT_ARG(b->scratch), CLSORT_ARG(lb_off), CLSORT_ARG(chain_off)};
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_chain", args));
+    return clsort_launch(ctx, k, "clsort_radix_chain", s->tiles_pp * s->passes * s->os_wg,
+                         s->os_wg, seq);
+}
+
+/* With s->msd, first MSD order's launches: the top pass, then the buckets
+ * (both do nothing when the plan chose LSD order), then the LSD passes
+ * (which do nothing when it chose MSD order). */
+clsort_status radix_run_onesweep(clsort_context *ctx, clsort_program *prog,
+                                 const clsort_radix_job *job, const radix_shape *s,
+                                 const radix_buffers *b, clsort_seq *seq)
+{
+    if (radix_chained(ctx, job, s))
+        return run_chain(ctx, prog, job, s, b, seq);
+    cl_kernel k, kc = NULL;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_onesweep", &k));
+    if (s->portions > 1)
+        CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
+    if (s->msd) {
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
+        CLSORT_TRY(radix_run_buckets(ctx, prog, job, s, b, seq));
+    }
+    for (cl_uint p = 0; p < s->passes; p++)
+        CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, p, s->fold && p + 1 == s->passes,
+                                     seq));
+    return CLSORT_SUCCESS;
+}
