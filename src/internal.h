@@ -3,6 +3,7 @@
 #define CLSORT_INTERNAL_H
 
 #include "clsort.h"
+#include "tuning_keys.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,56 +44,37 @@ enum {
     CLSORT_RANK_COUNT
 };
 
-/* Every tuned number of the library (see tuning.c for the table and the
- * meaning of each field). */
+/* Every tuned number of the library: a field per key of tuning_keys.h,
+ * whose lists say what each means (and docs/TUNING.md, generated from
+ * them); tuning.c holds the table of values by device. */
 typedef struct clsort_tuning {
-    unsigned algorithm;  /* CLSORT_ALGORITHM_ONESWEEP or _CLASSIC */
-    unsigned radix_bits; /* r */
-    unsigned os_wg, os_items, os_rank;
-    unsigned os_items_pairs; /* os_items when values are carried (0: os_items) */
-    unsigned os_wg_pairs;    /* os_wg when values are carried (0: os_wg) */
-    unsigned os_rank_pairs;  /* NVIDIA: 1 + the warp ranking when values are carried (0: os_rank) */
-    unsigned os_wg_wide, os_items_wide; /* keys of 8 bytes, with or without values (0: the above) */
-    unsigned cl_wg, cl_items, cl_groups; /* classic: groups per compute unit */
-    unsigned hist_wg, hist_items, hist_groups; /* upfront histogram: groups per CU */
-    unsigned plan_wg;
-    unsigned skip_min;  /* pass skipping from this n on (0: always) */
-    unsigned order_min; /* onesweep: the upfront count checks for sorted or reversed keys from this n on (0: never) */
-    unsigned small_max; /* sorts up to this n run as one bitonic work-group (0: never) */
-    unsigned prologue_max; /* radix sorts up to this n count and plan in one launch */
-    unsigned fused_max;    /* onesweep sorts up to this n: zero, count and plan in one launch */
-    unsigned seg_wg, seg_items;    /* onesweep shape of segments of keys alone <= 4 bytes (0: the sort's) */
-    unsigned small_items, small_items_max; /* onesweep: keys per work-item up to that n (0: off) */
-    unsigned chain_max;    /* onesweep sorts up to this n: every pass in one launch */
-    unsigned single_max;   /* onesweep sorts up to this n and one tile: one work-group, one launch */
-    unsigned seg_radix_min; /* AUTO segments: a radix work-group each from this longest length on */
-    unsigned seg_packed_max; /* AUTO segments up to this longest length: one radix sort of (segment, key) */
-    unsigned bt_wg, bt_cap;        /* bitonic work-group size; capacity cap (0: local memory) */
-    unsigned bt_regs;              /* bitonic: most elements a work-item sorts in registers (0: none) */
-    unsigned bt_fit_wg;            /* a lone segment: a program of its own capacity, up to this wg (0: off) */
-    unsigned sel_wg, sel_block;    /* selection sort */
-    unsigned scan_wg, scan_items;  /* scans */
-    unsigned scan_onepass;         /* 1: single-pass look-back scan */
-    unsigned nv_maxreg; /* NVIDIA: -cl-nv-maxrregcount for the onesweep kernel (0: none) */
-    unsigned msd;       /* serial onesweep: top digit first, then each bucket in cache (0: LSD) */
-    unsigned large_bits, large_min; /* digit width from n = large_min on (0: radix_bits) */
-    unsigned portion_max; /* onesweep: most keys per portion (0: the look-back limit) */
-    unsigned lb_batch;    /* onesweep: look-back words read per round trip (0: 1) */
-    unsigned lb_batch_pairs; /* the same for sorts that carry values (0: lb_batch) */
-    unsigned os_persist;      /* onesweep passes: persistent work-groups per compute unit (0: a work-group per tile) */
-    unsigned os_persist_wide; /* the same for 8-byte keys alone (0: os_persist) */
-    unsigned bucket_local; /* CPU shape, MSD order: bytes of local memory for a bucket's passes */
-    unsigned bucket_split; /* CPU shape, MSD order: buckets of three passes from this many bytes
-                              split by their top digit first (0: never) */
-    unsigned nt_min; /* CPU shape on x86-64: sorts from this many bytes write whole lines by
-                        streaming stores (0: never) */
-    unsigned tile_min; /* CPU shape on x86-64, MSD order: sorts from this many bytes (and nt_min)
-                          take the top digit tile by tile, with no upfront count (0: never) */
-    unsigned big_min, big_wg, big_items; /* keys alone up to 4 bytes, from big_min keys on:
-                                            big_wg x big_items tiles (0: os_wg, os_items) */
-    unsigned big_min_pairs, big_wg_pairs, big_items_pairs; /* the same for keys up to 4 bytes
-                                            with values (0: os_wg_pairs, os_items_pairs) */
+#define CLSORT_TUNING_FIELD(key, kind, lo, hi, follows, help) unsigned key;
+    CLSORT_TUNING_KEYS(CLSORT_TUNING_FIELD)
+#undef CLSORT_TUNING_FIELD
 } clsort_tuning;
+
+/* The keys as data, in the order of CLSORT_TUNING_KEYS (tuning.c). */
+typedef struct clsort_tuning_key {
+    const char *key;
+    size_t offset;             /* of the field in clsort_tuning */
+    unsigned lo, hi;           /* the numbers accepted */
+    const char *const *names;  /* the kind's names by value (an entry NULL: no name) */
+    unsigned nnames;
+    int follows;               /* the index of the key it follows, -1: none */
+    const char *help;
+} clsort_tuning_key;
+const clsort_tuning_key *clsort_tuning_key_list(size_t *count);
+/* The table's rows, in order (the last is the default). */
+typedef struct clsort_tuning_row {
+    const char *what;      /* what the row is */
+    const char *see;       /* where its values' measurements are */
+    int gpu;               /* 1 GPU, 0 CPU, -1 any */
+    clsort_vendor vendor;  /* CLSORT_VENDOR_OTHER: any vendor */
+    const char *name_part; /* NULL: any name */
+    unsigned min_cus;      /* at least this many compute units (0: any) */
+    clsort_tuning t;
+} clsort_tuning_row;
+const clsort_tuning_row *clsort_tuning_rows(size_t *count);
 
 /* The digit width the tuning gives a radix sort of n keys over `bits` bits
  * with the given strategy (its shape decides whether wide digits run). */
@@ -106,8 +88,11 @@ size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, s
  * or the config's spec). */
 void clsort_tuning_for_device(const clsort_device_facts *facts, clsort_tuning *out);
 /* Applies a spec string to *t; on error leaves *t unchanged and writes a
- * message to err. */
+ * message to err. A key the spec does not name is set to 0 where it sets
+ * the key that one follows (tuning_keys.h). */
 clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize);
+/* Writes every key as a spec that clsort_tuning_apply reads back to *t,
+ * stem after stem; returns the length it needs (excluding the NUL). */
 size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size);
 /* Checks a tuning against the device (work-group limits, vendor needs). */
 clsort_status clsort_tuning_check(const clsort_tuning *t, const clsort_device_facts *f,
