@@ -360,7 +360,7 @@ static clsort_status finish_setup(clsort_context *ctx, const clsort_context_conf
         if (text) {
             clsort_tuning t = ctx->tuned;
             char err[256];
-            if (clsort_tuning_apply(&t, text, err, sizeof err) == CLSORT_SUCCESS &&
+            if (clsort_tuning_apply_saved(&t, text, err, sizeof err) == CLSORT_SUCCESS &&
                 clsort_tuning_check(&t, &ctx->facts, err, sizeof err) == CLSORT_SUCCESS)
                 ctx->tuned = t; /* a bad file is ignored: the table still works */
             free(text);

@@ -64,6 +64,13 @@ typedef struct clsort_tuning_key {
     const char *help;
 } clsort_tuning_key;
 const clsort_tuning_key *clsort_tuning_key_list(size_t *count);
+/* The removed keys (CLSORT_TUNING_REMOVED). */
+typedef struct clsort_tuning_removed_key {
+    const char *key;
+    unsigned noop;
+    const char *why, *instead;
+} clsort_tuning_removed_key;
+const clsort_tuning_removed_key *clsort_tuning_removed_list(size_t *count);
 /* The table's rows, in order (the last is the default). */
 typedef struct clsort_tuning_row {
     const char *what;      /* what the row is */
@@ -91,6 +98,10 @@ void clsort_tuning_for_device(const clsort_device_facts *facts, clsort_tuning *o
  * message to err. A key the spec does not name is set to 0 where it sets
  * the key that one follows (tuning_keys.h). */
 clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize);
+/* The same for a tuning saved in the cache folder: removed keys at the
+ * value at which they did nothing are skipped. */
+clsort_status clsort_tuning_apply_saved(clsort_tuning *t, const char *spec, char *err,
+                                        size_t errsize);
 /* Writes every key as a spec that clsort_tuning_apply reads back to *t,
  * stem after stem; returns the length it needs (excluding the NUL). */
 size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size);

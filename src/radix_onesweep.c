@@ -170,9 +170,6 @@ int radix_onesweep_options(const clsort_context *ctx, const radix_shape *s,
                     s->os_wg, s->os_items, s->rank, s->lb_batch, s->persist ? 1 : 0);
     if (s->rank == CLSORT_RANK_SERIAL)
         len = radix_msd_options(ctx, s, key, opts, len, size);
-    if (ctx->facts.vendor == CLSORT_VENDOR_NVIDIA && ctx->tuning.nv_maxreg)
-        len += snprintf(opts + len, size - (size_t)len, " -cl-nv-maxrregcount=%u",
-                        ctx->tuning.nv_maxreg);
     return len;
 }
 

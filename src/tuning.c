@@ -176,10 +176,23 @@ static const clsort_tuning_key keys[NKEYS] = {
 #undef KEY_ENTRY
 };
 
+static const clsort_tuning_removed_key removed[] = {
+#define REMOVED_ENTRY(key, noop, why, instead) {#key, noop, why, instead},
+    CLSORT_TUNING_REMOVED(REMOVED_ENTRY)
+#undef REMOVED_ENTRY
+};
+#define NREMOVED (sizeof removed / sizeof removed[0])
+
 const clsort_tuning_key *clsort_tuning_key_list(size_t *count)
 {
     *count = NKEYS;
     return keys;
+}
+
+const clsort_tuning_removed_key *clsort_tuning_removed_list(size_t *count)
+{
+    *count = NREMOVED;
+    return removed;
 }
 
 const char *clsort_tuning_keys(void)
@@ -251,7 +264,8 @@ static void bad_value(const clsort_tuning_key *k, const char *v, size_t vlen, ch
              names, names[0] ? "or the " : "", k->lo, k->hi);
 }
 
-clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize)
+static clsort_status apply(clsort_tuning *t, const char *spec, bool saved, char *err,
+                           size_t errsize)
 {
     clsort_tuning tmp = *t;
     bool named[NKEYS] = {false};
@@ -274,8 +288,21 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
         while (i < NKEYS && !(strlen(keys[i].key) == klen && !strncmp(keys[i].key, p, klen)))
             i++;
         if (i == NKEYS) {
-            snprintf(err, errsize, "unknown tuning key '%.*s' (keys: see clsort_tuning_keys)",
-                     (int)klen, p);
+            size_t r = 0;
+            while (r < NREMOVED &&
+                   !(strlen(removed[r].key) == klen && !strncmp(removed[r].key, p, klen)))
+                r++;
+            unsigned long x;
+            if (r < NREMOVED && saved && parse_number(eq + 1, vlen, &x) && x == removed[r].noop) {
+                p = end; /* a tuning saved before the key's removal */
+                continue;
+            }
+            if (r < NREMOVED)
+                snprintf(err, errsize, "tuning key '%s' was removed: %s; instead: %s",
+                         removed[r].key, removed[r].why, removed[r].instead);
+            else
+                snprintf(err, errsize, "unknown tuning key '%.*s' (keys: see clsort_tuning_keys)",
+                         (int)klen, p);
             return CLSORT_ERROR_INVALID_TUNING;
         }
         unsigned v;
@@ -301,6 +328,17 @@ clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err,
     }
     *t = tmp;
     return CLSORT_SUCCESS;
+}
+
+clsort_status clsort_tuning_apply(clsort_tuning *t, const char *spec, char *err, size_t errsize)
+{
+    return apply(t, spec, false, err, errsize);
+}
+
+clsort_status clsort_tuning_apply_saved(clsort_tuning *t, const char *spec, char *err,
+                                        size_t errsize)
+{
+    return apply(t, spec, true, err, errsize);
 }
 
 size_t clsort_tuning_format(const clsort_tuning *t, char *buf, size_t size)

@@ -92,8 +92,6 @@
     X(fused_max, NUM, 0, 0x7fffffffu, none,                                                       \
       "onesweep sorts up to this n (one portion, LSD order): zero, count and plan in one "        \
       "launch (0: never)")                                                                        \
-    X(nv_maxreg, NUM, 0, 255, none,                                                               \
-      "NVIDIA: register cap for the onesweep kernel (0: none; driver 580 ignores it)")           \
     X(chain_max, NUM, 0, 0x7fffffffu, none,                                                       \
       "onesweep sorts up to this n (one portion, LSD order): every pass in one launch "           \
       "(0: never)")
@@ -183,5 +181,16 @@
     CLSORT_TUNING_KEYS_BITONIC(X)                                                                 \
     CLSORT_TUNING_KEYS_SELECTION(X)                                                               \
     CLSORT_TUNING_KEYS_SCAN(X)
+
+/* Removed keys: R(key, noop, why, instead). A spec that names one fails
+ * with a message that names it, why it went and what to use instead; a
+ * tuning saved before the removal (`clsort tune --save`, every key) names
+ * it at noop, the value at which it did nothing, and still loads
+ * (clsort_tuning_apply_saved). */
+#define CLSORT_TUNING_REMOVED(R)                                                                  \
+    R(nv_maxreg, 0,                                                                               \
+      "NVIDIA's driver builds with -cl-nv-maxrregcount and ignores it (docs/PERFORMANCE.md, "     \
+      "decision log, GPU onesweep pass)",                                                         \
+      "-cl-nv-maxrregcount=N in $CLSORT_BUILD_OPTIONS (every program)")
 
 #endif /* CLSORT_TUNING_KEYS_H */

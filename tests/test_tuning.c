@@ -1,7 +1,7 @@
 /* test_tuning.c - the tuning keys and the table's rows as specs, with no
  * device: every row written as a spec reads back to itself (as
  * clsort_context_save_tuning and `clsort tune --save` write it and a later
- * context reads it) and the follower rule. The checks
+ * context reads it), the follower rule, and the removed keys. The checks
  * against a device are test_tuning_spec (test_api.c). */
 #include "harness.h"
 #include "internal.h"
@@ -41,7 +41,7 @@ void test_tuning_rows(void)
         CHECK(!strcmp(text, again), "row %zu writes the same twice", r);
         for (size_t o = 0; o < nrows; o++) {
             t = rows[o].t;
-            CHECK(clsort_tuning_apply(&t, text, err, sizeof err) == CLSORT_SUCCESS &&
+            CHECK(clsort_tuning_apply_saved(&t, text, err, sizeof err) == CLSORT_SUCCESS &&
                       same_tuning(&t, &rows[r].t),
                   "row %zu saved over row %zu: %s", r, o, err);
         }
@@ -92,8 +92,30 @@ void test_tuning_rows(void)
               u.os_wg_pairs == 0 && u.big_wg_pairs == 96,
           "os_wg with big_wg_pairs: %u %u", u.os_wg_pairs, u.big_wg_pairs);
 
-    /* values: names or numbers in range; a bad one's message names the key */
+    /* removed keys: refused with a message that names the key, says it was
+     * removed and what to use instead; a saved tuning that names one at the
+     * value at which it did nothing still loads */
     clsort_tuning t = rows[0].t;
+    CHECK(clsort_tuning_apply(&t, "nv_maxreg=0", err, sizeof err) == CLSORT_ERROR_INVALID_TUNING,
+          "nv_maxreg refused");
+    CHECK(strstr(err, "'nv_maxreg' was removed") && strstr(err, "CLSORT_BUILD_OPTIONS"),
+          "the message: %s", err);
+    CHECK(clsort_tuning_apply_saved(&t, "algorithm=classic,nv_maxreg=0,os_wg=64", err,
+                                    sizeof err) == CLSORT_SUCCESS &&
+              t.algorithm == CLSORT_ALGORITHM_CLASSIC && t.os_wg == 64,
+          "a saved nv_maxreg=0 loads: %s", err);
+    t = rows[0].t;
+    CHECK(clsort_tuning_apply_saved(&t, "algorithm=classic,nv_maxreg=64", err, sizeof err) ==
+              CLSORT_ERROR_INVALID_TUNING && same_tuning(&t, &rows[0].t),
+          "a saved nv_maxreg=64 is refused");
+    size_t nremoved;
+    const clsort_tuning_removed_key *removed = clsort_tuning_removed_list(&nremoved);
+    for (size_t r = 0; r < nremoved; r++)
+        for (size_t i = 0; i < nkeys; i++)
+            CHECK(strcmp(removed[r].key, keys[i].key), "%s removed and listed", keys[i].key);
+
+    /* values: names or numbers in range; a bad one's message names the key */
+    t = rows[0].t;
     CHECK(clsort_tuning_apply(&t, "os_rank=local,os_rank_pairs=same,algorithm=classic", err,
                               sizeof err) == CLSORT_SUCCESS &&
               t.os_rank == CLSORT_RANK_LOCAL && t.os_rank_pairs == 0 &&
