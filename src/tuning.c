@@ -9,7 +9,8 @@
  *
  * The keys, what each means and which key each follows are declared once,
  * in tuning_keys.h; this file parses and writes specs from those lists,
- * and checks a tuning against the device. Each row names where the
+ * and checks a tuning against the device. docs/TUNING.md shows the keys and
+ * the rows (generated: tests/tuning_doc.c); each row names where the
  * measurements behind its values are (`see`), in docs/PERFORMANCE.md's
  * decision log and the raw files of docs/perf. */
 #include "internal.h"

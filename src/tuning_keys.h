@@ -8,11 +8,13 @@
  *   follows  the key this one follows (none: no key): a spec that names that
  *            key, or sets it to 0 by following, and does not name this one
  *            sets this one to 0 (which the help says stands for what)
- *   help     one line, which clsort_tuning_keys() prints
+ *   help     one line: clsort_tuning_keys(), `clsort ... --tuning help` and
+ *            docs/TUNING.md print it
  *
  * The lists generate the struct (internal.h), the spec parser and formatter
- * and the follower rule (tuning.c) and the key list (clsort_tuning_keys). A
- * key follows only keys declared before it. The values of the
+ * and the follower rule (tuning.c), the key list (clsort_tuning_keys) and
+ * docs/TUNING.md (tests/tuning_doc.c; ctest tuning_doc fails while the file
+ * differs). A key follows only keys declared before it. The values of the
  * table's rows are in tuning.c; the measurements behind them in
  * docs/PERFORMANCE.md's decision log. */
 #ifndef CLSORT_TUNING_KEYS_H
