@@ -62,7 +62,8 @@ static void usage(FILE *f)
             "  --scan               instead: exclusive scans (u32, u64, f32) of device\n"
             "                       buffers at --sizes, in GB/s, each result checked\n"
             "  --json FILE          also write the rows as JSON ('-' for stdout)\n"
-            "  --tuning SPEC        override tuned parameters (see clsort_tuning_keys)\n"
+            "  --tuning SPEC        override tuned parameters: key=value,... (--tuning help:\n"
+            "                       the keys; docs/TUNING.md)\n"
             "  --min-reps N         timed sorts per size at least (default 5)\n"
             "  --seed S             random inputs from seed S + n (default 20111; the CUB\n"
             "                       and CPU peer programs take the same --seed)\n"
@@ -90,6 +91,13 @@ static void usage(FILE *f)
             "\n"
             "environment: CLSORT_DEVICE, CLSORT_CACHE_DIR, CLSORT_TUNING\n");
     fprintf(f, "\n%s", clsort_sort_usage);
+}
+
+/* `--tuning help`: the tuning keys with a line on each. */
+static int print_tuning_keys(void)
+{
+    fputs(clsort_tuning_keys(), stdout);
+    return 0;
 }
 
 static int parse_size(const char *s, size_t *out)
@@ -170,6 +178,8 @@ static int cmd_bench(int argc, char **argv)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--device") && next)
             cfg.device = argv[++i];
+        else if (!strcmp(a, "--tuning") && next && !strcmp(next, "help"))
+            return print_tuning_keys();
         else if (!strcmp(a, "--tuning") && next)
             cfg.tuning = argv[++i];
         else if (!strcmp(a, "--seed") && next) {
@@ -481,6 +491,8 @@ static int cmd_tune(int argc, char **argv)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--device") && next)
             device = argv[++i];
+        else if (!strcmp(a, "--tuning") && next && !strcmp(next, "help"))
+            return print_tuning_keys();
         else if (!strcmp(a, "--tuning") && next)
             base = argv[++i];
         else if (!strcmp(a, "--case") && next)

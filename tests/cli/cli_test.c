@@ -833,7 +833,11 @@ static void test_commands(void)
     CMD_FAILS(2, "radix_bits", "bench --tuning radix_bits=99 --sizes 1K --no-qsort");
     CMD_FAILS(2, "radix_bits", "bench --tuning radix_bits=99 --scan --sizes 1K");
     CMD_FAILS(2, "radix_bits", "tune --tuning radix_bits=99 --n 1K");
-    int rc = clsort("bench --sizes 1K --min-reps 1 --keys-only --no-qsort");
+    CMD_FAILS(2, "was removed", "bench --tuning nv_maxreg=0 --sizes 1K --no-qsort");
+    int rc = clsort("tune --tuning help");
+    CHECK(rc == 0 && strstr(out_text, "\nos_wg_pairs ") && strstr(out_text, "sets os_wg alone"),
+          "tune --tuning help (%d): %s", rc, out_text);
+    rc = clsort("bench --sizes 1K --min-reps 1 --keys-only --no-qsort");
     CHECK(rc == 0 && !err_text[0] && strstr(out_text, "u32 keys"), "bench (%d): %s", rc,
           err_text);
     rc = clsort("info");
