@@ -23,8 +23,8 @@
 #define CLASSIC CLSORT_ALGORITHM_CLASSIC
 /* The PoCL rows' shape; LARGE_MIN: see large_bits. plan_wg 1 (the plan in
  * one work-item) for correctness: PoCL 5 planned one-pass u8 sorts with 64
- * work-items as if the pass were constant (PERFORMANCE.md, decision log, CPU
- * shapes, `plan_wg`, `5b4b5b0`); one work-item plans in microseconds. */
+ * work-items as if the pass were constant (PERFORMANCE.md, decision log,
+ * area CPU, `plan_wg`, `5b4b5b0`); one work-item plans in microseconds. */
 #define POCL_CPU_ROW(LARGE_MIN)                                                               \
     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
@@ -36,13 +36,12 @@
      .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27,                \
      .tile_min = 1u << 27}
 #define POCL_SEE                                                                              \
-    "docs/PERFORMANCE.md, decision log: CPU shapes (PoCL); GPU small sorts (single_max); "    \
-    "Bitonic sorts and segments (seg_radix_min, seg_packed_max, bt_regs); Scans (scan_onepass)"
+    "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
+    "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"
 static const clsort_tuning_row table[] = {
     {"NVIDIA GPUs: onesweep, atomic_or ranking for keys, ballot for pairs, persistent "
      "work-groups for 8-byte keys alone (H100, H200, measured)",
-     "docs/PERFORMANCE.md, decision log: GPU onesweep pass; GPU up-front count, plan and start; "
-     "GPU small sorts; Bitonic sorts and segments; Scans",
+     "docs/PERFORMANCE.md, decision log, areas: GPU pass, GPU count, GPU small, segments, scan",
      1, CLSORT_VENDOR_NVIDIA, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 24,
       .os_rank = CLSORT_RANK_ATOMIC_OR, .os_wg_pairs = 512, .os_items_pairs = 16,
@@ -69,8 +68,8 @@ static const clsort_tuning_row table[] = {
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024,
       .scan_wg = 256, .scan_items = 8}},
     /* PoCL on CPUs: the same shape by core count; 11-bit digits from 2M keys
-     * (large_bits) only below 8 cores (PERFORMANCE.md, decision log, CPU
-     * shapes, `7daeba0`) */
+     * (large_bits) only below 8 cores (PERFORMANCE.md, decision log, area
+     * CPU, `7daeba0`) */
     {"PoCL CPUs of 8 or more cores: one work-item per group, 64K-key tiles, 8-bit digits",
      POCL_SEE, 0, CLSORT_VENDOR_POCL, NULL, 8, POCL_CPU_ROW(0)},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", POCL_SEE, 0,
@@ -113,8 +112,8 @@ unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits
      * either way, and the narrower pair measured faster) and for at most 32
      * bits: 64-bit keys were slower with 11-bit digits, each MSD bucket
      * counting five 2048-bin digits in a 64 KiB private array
-     * (PERFORMANCE.md, decision log, CPU shapes; DESIGN.md, "Digit width by
-     * size") */
+     * (PERFORMANCE.md, decision log, area CPU: 11-bit digits; DESIGN.md,
+     * "Digit width by size") */
     const unsigned r = t->radix_bits, w = t->large_bits;
     if (t->large_min && w && n >= t->large_min && bits <= 32 &&
         (w <= 8 || cpu_shape(t, algorithm)) &&

@@ -192,7 +192,7 @@
 #define CLSORT_TUNING_REMOVED(R)                                                                  \
     R(nv_maxreg, 0,                                                                               \
       "NVIDIA's driver builds with -cl-nv-maxrregcount and ignores it (docs/PERFORMANCE.md, "     \
-      "decision log, GPU onesweep pass)",                                                         \
+      "decision log, area GPU pass: register caps)",                                              \
       "-cl-nv-maxrregcount=N in $CLSORT_BUILD_OPTIONS (every program)")
 
 #endif /* CLSORT_TUNING_KEYS_H */
