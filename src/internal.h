@@ -38,11 +38,13 @@ typedef struct clsort_device_facts {
 enum {
     CLSORT_RANK_SERIAL = 0,
     CLSORT_RANK_LOCAL = 1,
-    CLSORT_RANK_MATCH = 2, /* this and above: NVIDIA's warp rankings */
+    CLSORT_RANK_MATCH = 2, /* removed (match.any): a spec naming it is refused */
     CLSORT_RANK_BALLOT = 3,
     CLSORT_RANK_ATOMIC_OR = 4,
     CLSORT_RANK_COUNT
 };
+/* this and above: NVIDIA's warp rankings */
+#define CLSORT_RANK_WARP CLSORT_RANK_BALLOT
 
 /* Every tuned number of the library: a field per key of tuning_keys.h,
  * whose lists say what each means (and docs/TUNING.md, generated from

@@ -396,6 +396,12 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
                      more[i], f->max_work_group_size);
             return CLSORT_ERROR_INVALID_TUNING;
         }
+    if (t->os_rank == CLSORT_RANK_MATCH || t->os_rank_pairs == 1 + CLSORT_RANK_MATCH) {
+        snprintf(err, errsize, "os_rank%s=match was removed (the match.any ranking, slower than "
+                 "the others on the H100); use ballot or atomic_or",
+                 t->os_rank == CLSORT_RANK_MATCH ? "" : "_pairs");
+        return CLSORT_ERROR_INVALID_TUNING;
+    }
     if (t->os_rank == CLSORT_RANK_SERIAL && t->os_wg != 1) {
         snprintf(err, errsize, "os_rank=serial needs os_wg=1");
         return CLSORT_ERROR_INVALID_TUNING;
@@ -404,7 +410,7 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
         snprintf(err, errsize, "seg_wg=%u: the serial shape (os_wg=1) is for segments too", wg_seg);
         return CLSORT_ERROR_INVALID_TUNING;
     }
-    if (t->os_rank >= CLSORT_RANK_MATCH &&
+    if (t->os_rank >= CLSORT_RANK_WARP &&
         (wg_seg % 32 || (uint64_t)wg_seg * (t->seg_items ? t->seg_items : t->os_items) > 65536)) {
         snprintf(err, errsize, "os_rank=%s needs seg_wg a multiple of 32 and seg_wg * seg_items "
                  "<= 65536", names_RANK[t->os_rank]);
@@ -420,12 +426,12 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
         return CLSORT_ERROR_INVALID_TUNING;
     }
     if (t->os_rank_pairs &&
-        (t->os_rank < CLSORT_RANK_MATCH || t->os_rank_pairs - 1 < CLSORT_RANK_MATCH)) {
-        snprintf(err, errsize, "os_rank_pairs chooses between the warp rankings (match, ballot, "
+        (t->os_rank < CLSORT_RANK_WARP || t->os_rank_pairs - 1u < CLSORT_RANK_WARP)) {
+        snprintf(err, errsize, "os_rank_pairs chooses between the warp rankings (ballot, "
                  "atomic_or) and needs os_rank to be one of them");
         return CLSORT_ERROR_INVALID_TUNING;
     }
-    if (t->os_rank >= CLSORT_RANK_MATCH) {
+    if (t->os_rank >= CLSORT_RANK_WARP) {
         if (f->vendor != CLSORT_VENDOR_NVIDIA) {
             snprintf(err, errsize, "os_rank=%s needs NVIDIA's OpenCL (inline PTX)",
                      names_RANK[t->os_rank]);
@@ -454,7 +460,7 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
     const unsigned ranks[2] = {t->os_rank, rank_pairs};
     const char *const tile_names[2] = {"os_items", "os_items_pairs"};
     for (int i = 0; i < 2; i++) {
-        if ((ranks[i] >= CLSORT_RANK_MATCH || ranks[i] == CLSORT_RANK_LOCAL) && tiles[i] > 65536) {
+        if ((ranks[i] >= CLSORT_RANK_WARP || ranks[i] == CLSORT_RANK_LOCAL) && tiles[i] > 65536) {
             snprintf(err, errsize, "os_rank%s=%s needs os_wg%s * %s <= 65536 (16-bit ranks)",
                      i ? "_pairs" : "", names_RANK[ranks[i]], i ? "_pairs" : "", tile_names[i]);
             return CLSORT_ERROR_INVALID_TUNING;
@@ -466,7 +472,7 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
         }
         /* the warp rankings' counters (and masks) need local memory before
          * any key: a work-group too large for it could never run */
-        if (ranks[i] >= CLSORT_RANK_MATCH) {
+        if (ranks[i] >= CLSORT_RANK_WARP) {
             const unsigned r = t->radix_bits < 8 ? t->radix_bits : 8;
             const size_t need =
                 clsort_onesweep_local_bytes(ranks[i], tile_wgs[i], 1, 1u << r, 1, 0, 8);

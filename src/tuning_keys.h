@@ -51,7 +51,7 @@
     X(os_items, NUM, 1, 1u << 20, none, "onesweep keys per work-item (tile = os_wg * os_items)")  \
     X(os_rank, RANK, 0, CLSORT_RANK_COUNT - 1, none,                                              \
       "onesweep tile ranking: serial (os_wg 1), local (portable), or NVIDIA's warp rankings "     \
-      "match, ballot, atomic_or")                                                                 \
+      "ballot, atomic_or")                                                                 \
     X(os_items_pairs, NUM, 0, 1u << 20, none,                                                     \
       "os_items when values are carried (0: same as os_items)")                                   \
     X(os_wg_pairs, NUM, 0, 1024, os_wg, "os_wg when values are carried (0: os_wg)")               \
@@ -60,7 +60,7 @@
       "onesweep keys per work-item for 8-byte keys, alone or with values (0: os_items, "          \
       "os_items_pairs)")                                                                          \
     X(os_rank_pairs, RANK_PAIRS, 0, CLSORT_RANK_COUNT, os_rank,                                   \
-      "NVIDIA: match, ballot or atomic_or when values are carried (same: os_rank)")               \
+      "NVIDIA: ballot or atomic_or when values are carried (same: os_rank)")               \
     X(big_min, NUM, 0, 0x7fffffffu, none,                                                         \
       "onesweep sorts of keys alone up to 4 bytes from this n on take big_wg x big_items "        \
       "tiles (0: never)")                                                                         \

@@ -671,7 +671,7 @@ void test_radix_persistent(void)
         "os_persist=1,single_max=0,prologue_max=0,fused_max=0,chain_max=0",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,plan_wg=64,"
         "os_persist=3,single_max=0,prologue_max=0,fused_max=0,chain_max=0,portion_max=30000",
-        "algorithm=onesweep,os_wg=256,os_items=8,os_rank=match,os_persist=1,chain_max=0",
+        "algorithm=onesweep,os_wg=256,os_items=8,os_rank=ballot,os_persist=1,chain_max=0",
         "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,os_persist=3,chain_max=0,"
         "portion_max=2000000",
         "algorithm=onesweep,os_wg=256,os_items=24,os_rank=atomic_or,os_persist=2,chain_max=0",

@@ -6,6 +6,8 @@
 #include "harness.h"
 #include "internal.h"
 
+#include <string.h>
+
 static bool same_tuning(const clsort_tuning *a, const clsort_tuning *b)
 {
     return !memcmp(a, b, sizeof *a); /* unsigned fields only: no padding */
@@ -113,6 +115,28 @@ void test_tuning_rows(void)
     for (size_t r = 0; r < nremoved; r++)
         for (size_t i = 0; i < nkeys; i++)
             CHECK(strcmp(removed[r].key, keys[i].key), "%s removed and listed", keys[i].key);
+
+    /* the removed match.any ranking: its name still parses, and the check
+     * refuses it on any device, NVIDIA's too, naming what to use */
+    {
+        clsort_device_facts nv;
+        memset(&nv, 0, sizeof nv);
+        nv.vendor = CLSORT_VENDOR_NVIDIA;
+        nv.is_gpu = true;
+        nv.max_work_group_size = 1024;
+        nv.local_mem_bytes = 48 << 10;
+        nv.compute_units = 132;
+        const char *match_specs[] = {"os_rank=match", "os_rank=ballot,os_rank_pairs=match"};
+        for (int i = 0; i < 2; i++) {
+            clsort_tuning m = rows[0].t;
+            CHECK(clsort_tuning_apply(&m, match_specs[i], err, sizeof err) == CLSORT_SUCCESS,
+                  "%s parses: %s", match_specs[i], err);
+            err[0] = '\0';
+            CHECK(clsort_tuning_check(&m, &nv, err, sizeof err) == CLSORT_ERROR_INVALID_TUNING &&
+                      strstr(err, "match was removed") && strstr(err, "ballot"),
+                  "%s refused by the check: %s", match_specs[i], err);
+        }
+    }
 
     /* values: names or numbers in range; a bad one's message names the key */
     t = rows[0].t;

@@ -404,7 +404,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
     if (d->is_gpu && strstr(d->platform_name, "NVIDIA")) {
         static const unsigned wgs[] = {256, 384, 512};
         static const unsigned items[] = {8, 12, 16, 20, 24, 28};
-        static const char *const ranks[] = {"ballot", "match", "atomic_or"};
+        static const char *const ranks[] = {"ballot", "atomic_or"};
         if (clsort_type_size(bc->key_type) == 8) {
             /* with persistent work-groups for keys alone, and without */
             static const unsigned wide_wgs[] = {128, 256, 384, 512};
@@ -419,7 +419,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
              * big_items_pairs) */
             char wp[32];
             spec_value(current, "os_wg_pairs", wp, sizeof wp);
-            for (int r = 0; r < 3; r++)
+            for (int r = 0; r < 2; r++)
                 for (int i = 0; i < 6 && k < cap; i++)
                     snprintf(specs[k++], 256, "os_rank_pairs=%s,os_wg_pairs=%s,os_items_pairs=%u",
                              ranks[r], wp[0] ? wp : "0", items[i]);
@@ -430,7 +430,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
             spec_value(current, "os_items_wide", iw, sizeof iw);
             spec_value(current, "os_wg_pairs", wp, sizeof wp);
             spec_value(current, "big_wg_pairs", bp, sizeof bp);
-            for (int r = 0; r < 3; r++)
+            for (int r = 0; r < 2; r++)
                 for (int w = 0; w < 3; w++)
                     for (int i = 0; i < 6 && k < cap; i++)
                         snprintf(specs[k++], 256,
