@@ -1,8 +1,48 @@
 /* pool.c - the context's temporary device memory: one buffer per role,
  * grown on demand and reused by later sorts. */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "internal.h"
 
+#include <stdint.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+/* Pool buffers from this size on may get transparent huge pages. */
+#define HUGE_PAGE_MIN ((size_t)8 << 20)
+
+/* PoCL keeps a buffer in host memory that it allocates with malloc: a new
+ * process's first sort faults each 4 KiB page of its pool in on first touch
+ * (20M float keys: 75,000 faults, 0.13-0.26 s of system time on 2 cores).
+ * Where Linux gives transparent huge pages only on request (THP "madvise",
+ * or defrag "madvise"), asking before the first touch makes them 2 MiB
+ * faults. The buffer's storage is what mapping it returns on PoCL; the
+ * advice changes nothing but the page size, and where it is not taken,
+ * nothing at all. */
+static void advise_huge_pages(clsort_context *ctx, cl_mem m, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    if (ctx->facts.vendor != CLSORT_VENDOR_POCL || !ctx->facts.is_cpu || bytes < HUGE_PAGE_MIN ||
+        !ctx->aux_queue)
+        return;
+    cl_int err = CL_SUCCESS;
+    void *p = clEnqueueMapBuffer(ctx->aux_queue, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0,
+                                 bytes, 0, NULL, NULL, &err);
+    if (err != CL_SUCCESS || !p)
+        return;
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    clEnqueueUnmapMemObject(ctx->aux_queue, m, p, 0, NULL, NULL);
+#else
+    (void)ctx;
+    (void)m;
+    (void)bytes;
+#endif
+}
 
 /* zero_all: a new buffer is zeroed whole, else only touched (4 bytes). */
 static clsort_status pool_get(clsort_context *ctx, clsort_slot slot, size_t bytes, bool zero_all,
@@ -42,6 +82,7 @@ static clsort_status pool_get(clsort_context *ctx, clsort_slot slot, size_t byte
         if (err != CL_SUCCESS)
             ctx->aux_queue = NULL;
     }
+    advise_huge_pages(ctx, m, bytes);
     const cl_uint zero = 0;
     if (ctx->aux_queue) {
         err = clEnqueueFillBuffer(ctx->aux_queue, m, &zero, sizeof zero, 0, zero_all ? bytes : 4,
