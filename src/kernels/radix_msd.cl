@@ -422,14 +422,6 @@ void clsort_radix_tiles(global const KEY_T *ku, ulong ku_off, global KEY_T *ka,
 
 /* ---- The steps of a bucket's sort (clsort_radix_buckets). */
 
-/* Values go along where there are values: IF_VALUES(x) is x, or nothing
- * for keys alone (parameters, arguments and statements alike). */
-#if HAVE_VALUES
-#define IF_VALUES(...) __VA_ARGS__
-#else
-#define IF_VALUES(...)
-#endif
-
 /* An in-bucket digit: its shift, mask and flip, as DIGIT_OF takes them. */
 typedef struct in_digit {
     uint shift, mask, flip;
@@ -497,19 +489,19 @@ inline void clsort_in_starts(const uint *h, uint j, uint rr, uint mask, idx_t *p
 }
 
 /* A scatter: sk[0, m) to dk by the digit g, each key to c[its digit]++
- * (values along, sv to dv), for each pair of address spaces of source and
- * destination and each type of the positions: idx_t for a bucket, uint for
- * a sub-bucket of a split bucket. */
+ * (values along, sv to dv, where there are values), for each pair of
+ * address spaces of source and destination and each type of the positions:
+ * idx_t for a bucket, uint for a sub-bucket of a split bucket. */
 #define CLSORT_DEFINE_IN_SCATTER(NAME, SQ, DQ, CT)                                             \
-    inline void NAME(SQ const KEY_T *sk, DQ KEY_T *dk IF_VALUES(, SQ const VAL_T *sv,          \
-                                                                DQ VAL_T *dv),               \
+    inline void NAME(SQ const KEY_T *sk, DQ KEY_T *dk, SQ const VAL_T *sv, DQ VAL_T *dv,       \
                      idx_t m, CT *c, in_digit g)                                               \
     {                                                                                          \
         for (idx_t i = 0; i < m; i++) {                                                        \
             const KEY_T key = sk[i];                                                           \
             const idx_t p = c[DIGIT_OF(key, g.shift, g.mask, g.flip)]++;                       \
             dk[p] = key;                                                                       \
-            IF_VALUES(dv[p] = sv[i];)                                                          \
+            if (HAVE_VALUES)                                                                   \
+                dv[p] = sv[i];                                                                 \
         }                                                                                      \
     }
 CLSORT_DEFINE_IN_SCATTER(clsort_in_scatter_gg, global, global, idx_t)
@@ -552,11 +544,13 @@ CLSORT_DEFINE_IN_SUB_COUNTS(clsort_in_sub_counts_g, global)
 CLSORT_DEFINE_IN_SUB_COUNTS(clsort_in_sub_counts_l, local)
 
 /* The bucket's m lines of dk (and dv) read first (clsort_touch). */
-inline void clsort_in_touch(global KEY_T *dk IF_VALUES(, global VAL_T *dv), idx_t m,
+inline void clsort_in_touch(global KEY_T *dk, global VAL_T *dv, idx_t m,
                             uint descending)
 {
     uchar sink = clsort_touch(dk, (ulong)m * sizeof(KEY_T));
-    IF_VALUES(sink ^= clsort_touch(dv, (ulong)m * sizeof(VAL_T));)
+#if HAVE_VALUES
+    sink ^= clsort_touch(dv, (ulong)m * sizeof(VAL_T));
+#endif
     if (sink == 0x5au && descending > 1u) /* never: keeps the reads */
         dk[0] = sink;
 }
@@ -596,7 +590,7 @@ CLSORT_DEFINE_IN_PREFETCH(clsort_in_prefetch_values, VAL_T)
 
 /* The bucket's runs, tile by tile, to gk[lo, hi) (and gv). */
 inline void clsort_in_gather(const global KEY_T *ka, global KEY_T *gk,
-                             IF_VALUES(const global VAL_T *va, global VAL_T *gv, )
+                             const global VAL_T *va, global VAL_T *gv,
                              const global uint *tab, uint tiles, uint d, idx_t n, idx_t lo)
 {
     idx_t o = lo;
@@ -605,7 +599,9 @@ inline void clsort_in_gather(const global KEY_T *ka, global KEY_T *gk,
         clsort_in_tile_run(tab, t, d, n, &r0, &r1);
         for (ulong i = r0; i < r1; i++, o++) {
             gk[o] = ka[i];
-            IF_VALUES(gv[o] = va[i];)
+#if HAVE_VALUES
+            gv[o] = va[i];
+#endif
         }
     }
 }
@@ -615,7 +611,7 @@ inline void clsort_in_gather(const global KEY_T *ka, global KEY_T *gk,
 /* The streamed route's first pass, to local dk (and dv) at pos[] by the
  * digit g: from A[lo, lo + m), or, tiled, from the tiles' runs. */
 inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
-                                    IF_VALUES(const global VAL_T *va, local VAL_T *dv, )
+                                    const global VAL_T *va, local VAL_T *dv,
                                     idx_t lo, idx_t m, idx_t *pos, in_digit g, bool tiled,
                                     const global uint *tab, uint tiles, uint d, idx_t n)
 {
@@ -625,14 +621,16 @@ inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
             ulong r0, r1;
             clsort_in_tile_run(tab, t, d, n, &r0, &r1);
             /* the values are read first here, the keys by the count */
-            IF_VALUES(clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);)
-            clsort_in_scatter_gl(ka + r0, dk IF_VALUES(, va + r0, dv), (idx_t)(r1 - r0), pos,
+#if HAVE_VALUES
+            clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
+            clsort_in_scatter_gl(ka + r0, dk, va + r0, dv, (idx_t)(r1 - r0), pos,
                                  g);
         }
         return;
     }
 #endif
-    clsort_in_scatter_gl(ka + lo, dk IF_VALUES(, va + lo, dv), m, pos, g);
+    clsort_in_scatter_gl(ka + lo, dk, va + lo, dv, m, pos, g);
 }
 #endif
 
@@ -728,13 +726,15 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     if (k == 0) { /* every key of the bucket is the same: A -> U */
 #if TILED_OK
         if (tiled) {
-            clsort_in_gather(ka, ku, IF_VALUES(va, vu, ) tab, tiles, d, n, lo);
+            clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
             return;
         }
 #endif
         for (idx_t i = lo; i < hi; i++) {
             ku[i] = ka[i];
-            IF_VALUES(vu[i] = va[i];)
+#if HAVE_VALUES
+            vu[i] = va[i];
+#endif
         }
         return;
     }
@@ -747,7 +747,11 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
      * bucket), else temp B. pos[] holds positions relative to lo. */
 #if CLSORT_IN_LOCAL
     local KEY_T lk[CLSORT_IN_LOCAL];
-    IF_VALUES(local VAL_T lv[CLSORT_IN_LOCAL];)
+#if HAVE_VALUES
+    local VAL_T lv[CLSORT_IN_LOCAL];
+#else
+    local VAL_T *const lv = 0; /* keys alone: no values */
+#endif
     const bool in_local = hi - lo <= CLSORT_IN_LOCAL;
 #else
     const bool in_local = false;
@@ -787,7 +791,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
 #endif
         if (need <= CLSORT_IN_LOCAL) {
             local KEY_T *xk = lk, *yk = lk + m, *last = xk;
-            IF_VALUES(local VAL_T *xv = lv, *yv = lv + m, *lastv = xv;)
+            local VAL_T *xv = lv, *yv = lv + m, *lastv = xv;
 #if IN_CAN_SPLIT
             if (split) {
                 /* the top varying digit (jt), and the two below it */
@@ -796,7 +800,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                 const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending);
                 const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending);
                 clsort_in_starts(h, jt, rr, gt.mask, pos);
-                clsort_in_scatter_first(ka, xk, IF_VALUES(va, xv, ) lo, m, pos, gt, tiled, tab,
+                clsort_in_scatter_first(ka, xk, va, xv, lo, m, pos, gt, tiled, tab,
                                         tiles, d, n);
                 uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket */
                 idx_t start = 0;
@@ -804,10 +808,10 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                     const idx_t m2 = h[jt * rr + e];
                     if (m2 > 1) {
                         local KEY_T *sk = xk + start;
-                        IF_VALUES(local VAL_T *sv = xv + start;)
+                        local VAL_T *sv = xv + start;
                         clsort_in_sub_counts_l(sk, m2, g0, g1, c0, c1);
-                        clsort_in_sub_scatter_ll(sk, yk IF_VALUES(, sv, yv), m2, c0, g0);
-                        clsort_in_sub_scatter_ll(yk, sk IF_VALUES(, yv, sv), m2, c1, g1);
+                        clsort_in_sub_scatter_ll(sk, yk, sv, yv, m2, c0, g0);
+                        clsort_in_sub_scatter_ll(yk, sk, yv, sv, m2, c1, g1);
                     }
                     start += m2;
                 }
@@ -819,18 +823,20 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                         clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending);
                     clsort_in_starts(h, pass_of[a - 1], rr, g.mask, pos);
                     last = (a & 1u) ? xk : yk;
-                    IF_VALUES(lastv = (a & 1u) ? xv : yv;)
+                    lastv = (a & 1u) ? xv : yv;
                     if (a == 1)
-                        clsort_in_scatter_first(ka, xk, IF_VALUES(va, xv, ) lo, m, pos, g,
+                        clsort_in_scatter_first(ka, xk, va, xv, lo, m, pos, g,
                                                 tiled, tab, tiles, d, n);
                     else if (a & 1u)
-                        clsort_in_scatter_ll(yk, xk IF_VALUES(, yv, xv), m, pos, g);
+                        clsort_in_scatter_ll(yk, xk, yv, xv, m, pos, g);
                     else
-                        clsort_in_scatter_ll(xk, yk IF_VALUES(, xv, yv), m, pos, g);
+                        clsort_in_scatter_ll(xk, yk, xv, yv, m, pos, g);
                 }
             }
             clsort_nt_copy_keys(ku + lo, last, m);
-            IF_VALUES(clsort_nt_copy_values(vu + lo, lastv, m);)
+#if HAVE_VALUES
+            clsort_nt_copy_values(vu + lo, lastv, m);
+#endif
             clsort_nt_fence();
             return;
         }
@@ -845,7 +851,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     if (tiled) {
         global KEY_T *gk = (k & 1u) ? kb : ku;
         global VAL_T *gv = (k & 1u) ? vb : vu;
-        clsort_in_gather(ka, gk, IF_VALUES(va, gv, ) tab, tiles, d, n, lo);
+        clsort_in_gather(ka, gk, va, gv, tab, tiles, d, n, lo);
         ka = gk;
         va = gv;
     }
@@ -867,30 +873,30 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending);
         clsort_in_starts(h, jt, rr, gt.mask, pos);
         global KEY_T *uk = ku + lo, *bk = kb + lo;
-        IF_VALUES(global VAL_T *uv = vu + lo, *bv = vb + lo;)
-        clsort_in_touch(uk IF_VALUES(, uv), hi - lo, descending); /* the destination's lines */
-        clsort_in_scatter_gg(ka + lo, uk IF_VALUES(, va + lo, uv), hi - lo, pos, gt);
+        global VAL_T *uv = vu + lo, *bv = vb + lo;
+        clsort_in_touch(uk, uv, hi - lo, descending); /* the destination's lines */
+        clsort_in_scatter_gg(ka + lo, uk, va + lo, uv, hi - lo, pos, gt);
         uint c0[RADIX], c1[RADIX]; /* positions in a sub-bucket (under 2^32 keys) */
         idx_t start = 0;
         for (uint e = 0; e <= gt.mask; e++) {
             const idx_t m2 = h[jt * rr + e];
             if (m2 > 1) {
                 global KEY_T *sk = uk + start;
-                IF_VALUES(global VAL_T *sv = uv + start;)
+                global VAL_T *sv = uv + start;
                 clsort_in_sub_counts_g(sk, m2, g0, g1, c0, c1);
 #if CLSORT_IN_LOCAL
                 if (in_local) {
                     local KEY_T *xk = lk + start;
-                    IF_VALUES(local VAL_T *xv = lv + start;)
-                    clsort_in_sub_scatter_gl(sk, xk IF_VALUES(, sv, xv), m2, c0, g0);
-                    clsort_in_sub_scatter_lg(xk, sk IF_VALUES(, xv, sv), m2, c1, g1);
+                    local VAL_T *xv = lv + start;
+                    clsort_in_sub_scatter_gl(sk, xk, sv, xv, m2, c0, g0);
+                    clsort_in_sub_scatter_lg(xk, sk, xv, sv, m2, c1, g1);
                 } else
 #endif
                 {
                     global KEY_T *xk = bk + start;
-                    IF_VALUES(global VAL_T *xv = bv + start;)
-                    clsort_in_sub_scatter_gg(sk, xk IF_VALUES(, sv, xv), m2, c0, g0);
-                    clsort_in_sub_scatter_gg(xk, sk IF_VALUES(, xv, sv), m2, c1, g1);
+                    global VAL_T *xv = bv + start;
+                    clsort_in_sub_scatter_gg(sk, xk, sv, xv, m2, c0, g0);
+                    clsort_in_sub_scatter_gg(xk, sk, xv, sv, m2, c1, g1);
                 }
             }
             start += m2;
@@ -905,18 +911,18 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         const bool dst_local = in_local && !to_u, src_local = in_local && a > 1 && to_u;
         global KEY_T *gsrc = (a == 1 ? ka : (to_u ? kb : ku)) + lo;
         global KEY_T *gdst = (to_u ? ku : kb) + lo;
-        IF_VALUES(global VAL_T *gvsrc = (a == 1 ? va : (to_u ? vb : vu)) + lo;)
-        IF_VALUES(global VAL_T *gvdst = (to_u ? vu : vb) + lo;)
+        global VAL_T *gvsrc = (a == 1 ? va : (to_u ? vb : vu)) + lo;
+        global VAL_T *gvdst = (to_u ? vu : vb) + lo;
         if (!dst_local && a <= 2) /* the destination's lines first, when first written */
-            clsort_in_touch(gdst IF_VALUES(, gvdst), hi - lo, descending);
+            clsort_in_touch(gdst, gvdst, hi - lo, descending);
         const idx_t m = hi - lo;
 #if CLSORT_IN_LOCAL
         if (dst_local)
-            clsort_in_scatter_gl(gsrc, lk IF_VALUES(, gvsrc, lv), m, pos, g);
+            clsort_in_scatter_gl(gsrc, lk, gvsrc, lv, m, pos, g);
         else if (src_local)
-            clsort_in_scatter_lg(lk, gdst IF_VALUES(, lv, gvdst), m, pos, g);
+            clsort_in_scatter_lg(lk, gdst, lv, gvdst, m, pos, g);
         else
 #endif
-            clsort_in_scatter_gg(gsrc, gdst IF_VALUES(, gvsrc, gvdst), m, pos, g);
+            clsort_in_scatter_gg(gsrc, gdst, gvsrc, gvdst, m, pos, g);
     }
 }
