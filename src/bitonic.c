@@ -1,7 +1,8 @@
-/* bitonic.c - the comparison sorts: bitonic networks (Zucchi) for segments
- * that fit a work-group, for small sorts in one launch and for whole arrays;
- * Bainville's parallel selection sort; and segments too long for a
- * work-group, sorted by one radix sort of (segment, key). */
+/* bitonic.c - bitonic networks (Zucchi) for segments that fit a work-group,
+ * for small sorts in one launch and for whole arrays; the comparison sorts'
+ * program (bitonic.cl with selection.cl: their order keys are shared); and
+ * segments too long for a work-group, sorted by one radix sort of (segment,
+ * key). The selection sort is selection.c. */
 #include "internal.h"
 
 #include <stdio.h>
@@ -40,11 +41,6 @@ size_t clsort_bitonic_capacity(const clsort_context *ctx, unsigned key_bytes, bo
     return cap < 2 ? 0 : cap;
 }
 
-typedef struct bt_variant {
-    unsigned cap, wg;
-    bool stable;
-} bt_variant;
-
 /* The bitonic program: capacity and work-group size from the tuning, or,
  * with bt_fit_wg and fit_len > 0 (a lone segment of that many elements that
  * fits), a program of the segment's own power of two, at least FIT_MIN (so
@@ -52,8 +48,9 @@ typedef struct bt_variant {
  * then loops over pairs that do not exist (H100, u32: 4K keys 40 -> 32 us,
  * 2K 29 -> 21, against the shared 8192-element program). */
 #define FIT_MIN 512
-static clsort_status get_bt_program(clsort_context *ctx, const clsort_radix_job *job, bool stable,
-                                    size_t fit_len, bt_variant *v, clsort_program **prog)
+clsort_status clsort_bitonic_program(clsort_context *ctx, const clsort_radix_job *job,
+                                     bool stable, size_t fit_len, clsort_bt_variant *v,
+                                     clsort_program **prog)
 {
     v->stable = stable;
     v->cap = (unsigned)clsort_bitonic_capacity(ctx, job->key.bytes, stable);
@@ -83,17 +80,9 @@ static clsort_status get_bt_program(clsort_context *ctx, const clsort_radix_job 
     return clsort_program_get(ctx, files, 3, opts, prog);
 }
 
-/* The order-key arguments: first bit, window mask (key-sized), direction. */
-typedef struct order_args {
-    cl_uint begin;
-    uint64_t wmask;
-    cl_uint desc;
-    unsigned kb;
-} order_args;
-
-static order_args order_of(const clsort_radix_job *job)
+clsort_order_args clsort_order_of(const clsort_radix_job *job)
 {
-    order_args o;
+    clsort_order_args o;
     unsigned w = job->end_bit - job->begin_bit;
     o.begin = job->begin_bit;
     o.wmask = w >= 64 ? ~0ull : (1ull << w) - 1;
@@ -118,9 +107,9 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     if (seg->count == 0 || seg->maxlen < 2)
         return CLSORT_SUCCESS;
     const bool stable = needs_index(job);
-    bt_variant v;
+    clsort_bt_variant v;
     clsort_program *prog;
-    order_args o = order_of(job);
+    clsort_order_args o = clsort_order_of(job);
     cl_ulong koff = job->keys_off, voff = job->vals_off, ooff = seg->offsets_off;
     cl_ulong first = seg->first, seg_len = seg->seg_len;
     cl_uint use_off = seg->use_offsets, gen = job->gen_index;
@@ -133,7 +122,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
      * under 4 groups per compute unit and the blocks still give every
      * work-item a pair to compare. */
     if (!plain) {
-        CLSORT_TRY(get_bt_program(ctx, job, stable, seg->count == 1 ? seg->maxlen : 0, &v, &prog));
+        CLSORT_TRY(clsort_bitonic_program(ctx, job, stable, seg->count == 1 ? seg->maxlen : 0, &v, &prog));
         if (seg->maxlen <= v.cap) {
             cl_kernel k;
             CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_segments", &k));
@@ -160,7 +149,7 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     /* Padded network in temporaries: global steps where the distance
      * exceeds a work-group's block, local-memory phases below it (or only
      * global steps for the plain version). */
-    CLSORT_TRY(get_bt_program(ctx, job, true, 0, &v, &prog));
+    CLSORT_TRY(clsort_bitonic_program(ctx, job, true, 0, &v, &prog));
     const size_t seg_pad = pow2_ceil(seg->maxlen < 2 ? 2 : seg->maxlen);
     const size_t npad = seg_pad * seg->count;
     if (npad > 0xffffffffull || seg_pad > 0x80000000ull)
@@ -242,45 +231,6 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     return CLSORT_SUCCESS;
 }
 
-clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *job, bool local,
-                                   clsort_seq *seq)
-{
-    const size_t n = job->n;
-    if (n > CLSORT_SELECTION_MAX)
-        return clsort_fail(ctx, CLSORT_ERROR_TOO_LARGE,
-                           "the selection sort takes at most %u elements (here %zu): it does "
-                           "n^2 comparisons; use the radix or bitonic sort",
-                           (unsigned)CLSORT_SELECTION_MAX, n);
-    bt_variant v;
-    clsort_program *prog;
-    CLSORT_TRY(get_bt_program(ctx, job, true, 0, &v, &prog));
-    cl_mem dk, dv = NULL;
-    CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_KEYS, n * job->key.bytes, &dk));
-    if (job->vals)
-        CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_VALS, n * job->val_bytes, &dv));
-    const char *name = local ? "clsort_selection_local" : "clsort_selection";
-    cl_kernel k;
-    CLSORT_TRY(clsort_program_kernel(ctx, prog, name, &k));
-    order_args o = order_of(job);
-    cl_ulong koff = job->keys_off, voff = job->vals_off;
-    cl_uint n32 = (cl_uint)n;
-    cl_mem vals = job->vals;
-    cl_uint gen = job->gen_index;
-    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(vals),
-                         CLSORT_ARG(voff),      CLSORT_ARG(n32),  CLSORT_ARG(o.begin),
-                         {o.kb, &o.wmask},      CLSORT_ARG(o.desc), CLSORT_ARG(dk),
-                         CLSORT_ARG(dv),        CLSORT_ARG(gen)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, name, args));
-    const size_t wg = ctx->tuning.sel_wg;
-    CLSORT_TRY(clsort_launch(ctx, k, name, div_up(n, wg) * wg, wg, seq));
-    CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, job->keys_off * job->key.bytes,
-                           n * job->key.bytes, seq));
-    if (job->vals)
-        CLSORT_TRY(clsort_copy(ctx, dv, 0, job->vals, job->vals_off * job->val_bytes,
-                               n * job->val_bytes, seq));
-    return CLSORT_SUCCESS;
-}
-
 /* Whether the segments can be sorted by one radix sort of (segment,
  * window) keys: the segment number and the window fit 64 bits together, no
  * indices are generated, and the offsets are on the host (the sort covers
@@ -327,9 +277,9 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
         return CLSORT_SUCCESS;
     }
     const size_t m = seg->covered;
-    bt_variant v;
+    clsort_bt_variant v;
     clsort_program *prog;
-    CLSORT_TRY(get_bt_program(ctx, job, true, 0, &v, &prog));
+    CLSORT_TRY(clsort_bitonic_program(ctx, job, true, 0, &v, &prog));
     cl_mem pk, perm, dk, dv = NULL;
     const unsigned ib = m > 0xffffffffull ? 8 : 4;
     CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_KEYS, m * 8, &pk));
@@ -339,7 +289,7 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
         CLSORT_TRY(clsort_pool_get(ctx, CLSORT_SLOT_BT_OUT_VALS, m * job->val_bytes, &dv));
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_segments_pack64", &k));
-    order_args o = order_of(job);
+    clsort_order_args o = clsort_order_of(job);
     cl_ulong koff = job->keys_off, ooff = seg->offsets_off, first = seg->first,
              seg_len = seg->seg_len;
     cl_uint use_off = seg->use_offsets, wb = wbits;

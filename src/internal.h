@@ -422,8 +422,27 @@ typedef struct clsort_seg_desc {
 #define CLSORT_SELECTION_MAX (1u << 20)
 
 size_t clsort_bitonic_capacity(const clsort_context *ctx, unsigned key_bytes, bool stable);
+/* The comparison sorts' program (bitonic.cl and selection.cl) for a job:
+ * its capacity and work-group size (fit_len > 0: a lone segment of that
+ * many elements may get a program of its own size). */
+typedef struct clsort_bt_variant {
+    unsigned cap, wg;
+    bool stable;
+} clsort_bt_variant;
+clsort_status clsort_bitonic_program(clsort_context *ctx, const clsort_radix_job *job,
+                                     bool stable, size_t fit_len, clsort_bt_variant *v,
+                                     clsort_program **prog);
+/* The order keys' arguments: first bit, window mask (key-sized), direction. */
+typedef struct clsort_order_args {
+    cl_uint begin;
+    uint64_t wmask;
+    cl_uint desc;
+    unsigned kb;
+} clsort_order_args;
+clsort_order_args clsort_order_of(const clsort_radix_job *job);
 clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *job,
                                  const clsort_seg_desc *seg, bool plain, clsort_seq *seq);
+/* selection.c */
 clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *job,
                                    bool local, clsort_seq *seq);
 clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job *job,

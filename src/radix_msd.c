@@ -32,10 +32,9 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
      * once and its largest sub-bucket where it splits first (the other
      * routes would first gather the bucket from the tiles to memory:
      * pairs at 64M on the PoCL rows do not take the tiles); 8-bit
-     * digits only (with 11 bits a bucket's runs are 8 times shorter:
-     * on the Xeon-2's row at 32M, u32 keys 125.7 -> 129.0 ms, pairs
-     * 198.7 -> 206.9). The table of each tile's digit starts after the
-     * look-back areas. */
+     * digits only (with 11 bits a bucket's runs are 8 times shorter, and
+     * the tiles measured slower: decision log, CPU). The table of each
+     * tile's digit starts after the look-back areas. */
     const size_t kv = (size_t)s->key_bytes + s->val_bytes, mb = n / R * kv;
     const bool split = s->r == 8 && s->passes == 4 && t->bucket_split &&
                        mb >= t->bucket_split;

@@ -102,9 +102,7 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
      * the longest, since a segment's passes cost its tile's work: half,
      * a quarter ... of the work-group (down to 128 work-items) while
      * that holds it, then as few keys per work-item as hold it, in
-     * steps of 4 (H100, 2000 x 4096 u32: 0.50 ms with 512 x 20 tiles,
-     * 0.198 with 256 x 20, 0.151 with 256 x 16; 2000 x 2048: 0.115 with
-     * 128 x 20, 0.082 with 128 x 16) */
+     * steps of 4 (decision log, segments: "sized tiles") */
     if (segments && job->n > 0 && s->os_wg >= 32) { /* (work-group shapes) */
         while (s->os_wg >= 256 && s->os_wg % 2 == 0 &&
                (size_t)(s->os_wg / 2) * items >= job->n)
@@ -142,17 +140,7 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
      * line, where rows 64 bytes off the line straddled two */
     s->lookback_at = div_up(s->order_at + 1, 64) * 64;
     s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
-    /* MSD order from tiles (clsort_radix_tiles): sorts of tile_min bytes
-     * and more that stream their lines (nt_min), in one portion of
-     * 32-bit indices, whose buckets, were the keys spread evenly, would
-     * take the streamed route through local memory: twice a bucket, or
-     * once and its largest sub-bucket where it splits first (the other
-     * routes would first gather the bucket from the tiles to memory:
-     * pairs at 64M on the PoCL rows do not take the tiles); 8-bit
-     * digits only (with 11 bits a bucket's runs are 8 times shorter:
-     * on the Xeon-2's row at 32M, u32 keys 125.7 -> 129.0 ms, pairs
-     * 198.7 -> 206.9). The table of each tile's digit starts after the
-     * look-back areas. */
+    /* MSD order's tiles and their table, after the look-back areas */
     radix_msd_shape(ctx, job, s);
     s->carry_at = s->portions * P * R; /* one row: see clsort_radix_carry */
     s->bases_words = s->carry_at + R;
