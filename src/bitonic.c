@@ -45,8 +45,8 @@ size_t clsort_bitonic_capacity(const clsort_context *ctx, unsigned key_bytes, bo
  * with bt_fit_wg and fit_len > 0 (a lone segment of that many elements that
  * fits), a program of the segment's own power of two, at least FIT_MIN (so
  * that tiny sorts do not each build a program of their own): no work-item
- * then loops over pairs that do not exist (H100, u32: 4K keys 40 -> 32 us,
- * 2K 29 -> 21, against the shared 8192-element program). */
+ * then loops over pairs that do not exist (decision log, GPU small:
+ * "bitonic programs fitted"). */
 #define FIT_MIN 512
 clsort_status clsort_bitonic_program(clsort_context *ctx, const clsort_radix_job *job,
                                      bool stable, size_t fit_len, clsort_bt_variant *v,

@@ -36,8 +36,8 @@
 #endif
 #if CLSORT_NVIDIA && CLSORT_NV_SM70
 /* NVIDIA from sm_70: relaxed loads and stores at GPU scope (what CUDA's
- * volatile means there, without volatile's system scope: 1% faster for the
- * u32 pass on the H100, bench/trace.c). Older NVIDIA GPUs: volatile. */
+ * volatile means there, without volatile's system scope; decision log, GPU
+ * pass). Older NVIDIA GPUs: volatile. */
 inline uint clsort_lb_load(global uint *p)
 {
     uint v;

@@ -188,7 +188,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
      * a buffer of the worker thread that stays in cache; copying whole runs
      * out writes each destination sequentially, where a scatter straight
      * from the input touches RADIX places in memory for every few keys
-     * (measured 1.7-2x faster for the pass on EPYC-2). */
+     * (docs/DESIGN.md, "Tile ranking variants"). */
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);

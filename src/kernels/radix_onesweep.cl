@@ -137,10 +137,10 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     /* Registers are what limits occupancy here: keep the keys, recompute
      * digits when needed, and pack two 16-bit ranks into each word. The
      * keys load from one pointer with constant offsets (an index per key
-     * made 24 address computations; the u32 pass 2% faster on the H100).
-     * Which keys exist: with values, a count of the work-item's keys
-     * (j < own; 64 registers); keys alone compare each key's index (80
-     * registers, where the count measured 94: bench/trace.c). */
+     * made an address computation each; decision log, GPU pass). Which
+     * keys exist: with values, a count of the work-item's keys (j < own);
+     * keys alone compare each key's index, which takes fewer registers
+     * there than the count. */
     const bool full = cnt == OS_TILE;
 #if HAVE_VALUES
     const uint own = full ? CLSORT_OS_ITEMS : cnt > wbase ? (cnt - wbase + 31) / 32 : 0;

@@ -32,7 +32,7 @@
  * state); argsort's index of place i is n - 1 - i (first: generate).
  * One pair at a time: loads of several pairs first (more loads in flight)
  * raised the onesweep kernel's registers, whose idle path this is, and
- * slowed every pass by a quarter on the H200. */
+ * slowed every pass (decision log, GPU pass). */
 inline void clsort_os_reverse(global KEY_T *ku, global VAL_T *vu, ulong lo, uint cnt, uint first,
                               global const uint *state)
 {
@@ -104,8 +104,8 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
 {
     local os_mem m;
     /* The pass is the argument, which keeps shift and mask in kernel
-     * parameters (deriving it from state measured 7% slower per pass on the
-     * H100); only the CPU shape's MSD launch (radix_msd.cl) runs the pass
+     * parameters (deriving it from state measured slower: decision log, GPU
+     * pass); only the CPU shape's MSD launch (radix_msd.cl) runs the pass
      * the plan chose. The tile's number and the pass's plan are fetched at
      * once: the atomic and the loads are in flight together (an inactive
      * pass takes a number of its own counter, which nothing reads). */
