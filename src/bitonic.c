@@ -8,18 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 static size_t pow2_floor(size_t x)
 {
     size_t p = 1;
     while (p * 2 <= x)
-        p *= 2;
-    return p;
-}
-static size_t pow2_ceil(size_t x)
-{
-    size_t p = 1;
-    while (p < x)
         p *= 2;
     return p;
 }

@@ -10,6 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* a / b rounded up, and the least power of two >= x (1 for 0) */
+static inline size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
+static inline size_t pow2_ceil(size_t x)
+{
+    size_t p = 1;
+    while (p < x)
+        p *= 2;
+    return p;
+}
+
 /* ------------------------------------------------------------ device facts */
 
 typedef enum clsort_vendor {

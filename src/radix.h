@@ -80,17 +80,9 @@ static inline clsort_arg idx_of(const radix_shape *s, idx_arg *a, size_t v)
     return (clsort_arg){sizeof(cl_uint), &a->u32};
 }
 
-static inline size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
-static inline size_t pow2ceil(size_t x)
-{
-    size_t p = 1;
-    while (p < x)
-        p *= 2;
-    return p;
-}
 /* words of the kernels' work-group scan (SCAN_LOCAL_WORDS) and of the
  * local ranking's counters (RANK_CNT_WORDS) for wg work-items */
-static inline size_t scan_words(unsigned wg) { return pow2ceil(wg) + pow2ceil(wg) / 16 + 1; }
+static inline size_t scan_words(unsigned wg) { return pow2_ceil(wg) + pow2_ceil(wg) / 16 + 1; }
 static inline size_t rank_cnt_words(unsigned wg) { return 16u * wg + wg + 1; }
 
 /* ---- radix_onesweep.c: the onesweep passes */

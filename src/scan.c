@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
 
 static const char *scan_c_type(clsort_type t)
 {

@@ -36,7 +36,7 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
                          CLSORT_ARG(dv),        CLSORT_ARG(gen)};
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, name, args));
     const size_t wg = ctx->tuning.sel_wg;
-    CLSORT_TRY(clsort_launch(ctx, k, name, (n + wg - 1) / wg * wg, wg, seq));
+    CLSORT_TRY(clsort_launch(ctx, k, name, div_up(n, wg) * wg, wg, seq));
     CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, job->keys_off * job->key.bytes,
                            n * job->key.bytes, seq));
     if (job->vals)

@@ -419,7 +419,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
              * big_items_pairs) */
             char wp[32];
             spec_value(current, "os_wg_pairs", wp, sizeof wp);
-            for (int r = 0; r < 2; r++)
+            for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++)
                 for (int i = 0; i < 6 && k < cap; i++)
                     snprintf(specs[k++], 256, "os_rank_pairs=%s,os_wg_pairs=%s,os_items_pairs=%u",
                              ranks[r], wp[0] ? wp : "0", items[i]);
@@ -430,7 +430,7 @@ static size_t default_candidates(const clsort_device_info *d, const bench_case *
             spec_value(current, "os_items_wide", iw, sizeof iw);
             spec_value(current, "os_wg_pairs", wp, sizeof wp);
             spec_value(current, "big_wg_pairs", bp, sizeof bp);
-            for (int r = 0; r < 2; r++)
+            for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++)
                 for (int w = 0; w < 3; w++)
                     for (int i = 0; i < 6 && k < cap; i++)
                         snprintf(specs[k++], 256,
