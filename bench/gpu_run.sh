@@ -8,7 +8,7 @@
 # usage: bench/gpu_run.sh [stage ...]   stages: setup build tune bench cub compare
 #        test cpu peers cpuratio scaling startup small algos examples scan cputune
 #        bitonic cpushapes cpuprofile ab abrev clocks ncu ptx smallsweep host hostcli
-#        dists cpudists pack
+#        dists cpudists hostdists pack
 #        (default: setup build bench cub compare test cpu peers); they run in
 #        the order given
 # environment: SIZES, CASES, CPU_SIZES, TEST_FILTER, SEED (default: the time);
@@ -417,6 +417,32 @@ stage_cpudists() {
     python3 bench/compare.py --cpu --clsort "$OUT/dists_cpu.json" \
         --peers "$OUT/dists_cpu_peers.jsonl" --md "$OUT/compare_cpu_dists.md" > /dev/null
     cat "$OUT/compare_cpu_dists.md"
+}
+
+stage_hostdists() {
+    # the CPU's host-array sorts (what clsort.sort and clsort_sort_keys
+    # give) over the distributions, nested buckets on and off
+    # (HDIST_TUNINGS), in turn and reversed every second round
+    # (HDIST_ROUNDS), then ips4o and vqsort on the same inputs
+    wait_builds
+    local cases=${HDIST_CASES:-u32@uniform,u32@few-2,u32@few-unique,u32@few-1024,u32@zipf-1k,u32@zipf-1m,u32@and-4,u32@sorted-swaps,u32@sorted-runs,f32@normal,f32@exponential,f32@uniform,u64@zipf-1m,u64@few-1024,u32+4@zipf-1m,u32+4@few-unique}
+    local sizes=${CPU_DIST_SIZES:-8M,32M} tunings=${HDIST_TUNINGS:-tuned nest_min=0} order r t
+    log "host arrays on the CPU over the distributions ($sizes): $tunings"
+    for r in $(seq 1 "${HDIST_ROUNDS:-3}"); do
+        order=$tunings
+        [ $((r % 2)) = 0 ] && order=$(printf '%s\n' $tunings | tac | tr '\n' ' ')
+        for t in $order; do
+            echo "--- round $r: $t" | tee -a "$OUT/hostdists.txt"
+            ./$BUILD/clsort bench --device cpu --host --cases "$cases" --sizes "$sizes" \
+                --no-qsort --seed $SEED --min-reps 3 $([ "$t" = tuned ] || echo --tuning "$t") \
+                2>&1 | grep -v '^device\|^case' >> "$OUT/hostdists.txt"
+        done
+    done
+    log "the same inputs: ips4o, vqsort"
+    [ -x $BUILD/cpu_peers ] && ./$BUILD/cpu_peers --sizes "$sizes" --cases "$cases" \
+        --impls ips4o,vqsort --reps 5 --seed $SEED > "$OUT/hostdists_peers.jsonl"
+    python3 bench/hostdists.py "$OUT/hostdists.txt" "$OUT/hostdists_peers.jsonl" \
+        | tee "$OUT/hostdists.md"
 }
 
 stage_compare() {
