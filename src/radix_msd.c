@@ -107,18 +107,6 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
     return clsort_launch(ctx, kt, "clsort_radix_tiles", s->tiles_pp, 1, seq);
 }
 
-/* With nesting, the buckets of more keys than this are sorted on their
- * own with the whole device: more than a compute unit's share (a smaller
- * one, sorted by one work-item while the others sort the rest, does not
- * hold the phase up) and at least nest_min keys (a sort of its own costs
- * its launches and a wait). */
-static size_t nest_bound(const clsort_context *ctx, const clsort_radix_job *job)
-{
-    const size_t cu = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
-    const size_t share = job->n / cu, min = ctx->tuning.nest_min;
-    return share > min ? share : min;
-}
-
 /* The buckets of MSD order (clsort_radix_buckets), after the top pass's
  * launch: one work-item per bucket; does nothing when the plan chose LSD
  * order. */
@@ -138,7 +126,7 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                           CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
                           CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off),
                           CLSORT_ARG(table_off),
-                          idx_of(s, &a_big, s->nest ? nest_bound(ctx, job) : 0)};
+                          idx_of(s, &a_big, s->nest ? radix_msd_max(ctx, job, s) : 0)};
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, "clsort_radix_buckets", bargs));
     return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
 }
@@ -155,11 +143,10 @@ bool radix_may_nest(const clsort_context *ctx, const clsort_radix_job *job, cons
 
 /* Nested buckets: MSD order where the top digit leaves buckets of more
  * than msd_max keys (few distinct values, skewed floats) would leave
- * compute units idle while one work-item sorts the largest, and LSD order
- * over the whole input moves every key in every pass. So the plan takes
- * MSD order anyway (its nest argument), clsort_radix_buckets sorts the
- * buckets up to nest_bound and leaves the larger ones in A, and here each
- * is copied to U
+ * compute units idle while one work-item sorts such a bucket, and LSD
+ * order over the whole input moves every key in every pass. So the plan
+ * takes MSD order anyway (its nest argument), clsort_radix_buckets sorts
+ * the other buckets and leaves these in A, and here each is copied to U
  * and sorted there by the bits below the top digit as a sort of its own,
  * with every compute unit: its own count skips what is constant inside it
  * (a bucket of one value costs the copy and a count) and its own plan
@@ -193,7 +180,7 @@ clsort_status radix_run_nested(clsort_context *ctx, clsort_program *prog,
     if (!st[ST_MSD])
         return CLSORT_SUCCESS; /* the plan chose LSD order */
     const unsigned top = st[ST_MSD] - 1;
-    const size_t big = nest_bound(ctx, job);
+    const size_t big = radix_msd_max(ctx, job, s);
     clsort_radix_job sub = *job;
     sub.gen_index = false; /* the top pass has written the indices */
     sub.radix_bits = s->r; /* the same program */
