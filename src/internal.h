@@ -256,7 +256,6 @@ struct clsort_context {
     cl_mem pool[CLSORT_SLOT_COUNT];
     size_t pool_size[CLSORT_SLOT_COUNT];
     unsigned scan_epoch; /* the last single-pass scan's number (scan.c) */
-    size_t nested; /* buckets sorted on their own (radix_run_nested), for the tests */
     uint64_t mem_cap;    /* device memory the context may use (config, else the device's) */
     /* host arrays (host.c) */
     unsigned host_path;    /* CLSORT_HOST_* */
@@ -340,12 +339,6 @@ clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name
 typedef struct clsort_seq {
     cl_uint nwait;
     const cl_event *wait;
-    /* The call blocks until the sort is done (the host-array calls), so a
-     * sort may also wait in the middle (radix_run_nested); gate: a user
-     * event that holds back the caller's output until the sort is
-     * enqueued, set complete (and cleared here) by a sort before it waits. */
-    bool may_block;
-    cl_event gate;
 } clsort_seq;
 /* Takes the pending wait list (and clears it). */
 static inline cl_uint clsort_seq_take(clsort_seq *q, const cl_event **wait)
@@ -407,9 +400,6 @@ int clsort_radix_last_tiled(clsort_context *ctx);
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */
 int clsort_radix_last_order(clsort_context *ctx);
-/* Tests: how many buckets the context's radix sorts have sorted on their
- * own with the whole device (radix_run_nested). */
-size_t clsort_radix_nested(const clsort_context *ctx);
 /* Allocates every pool slot the job needs (and the records' slots). */
 clsort_status clsort_radix_reserve(clsort_context *ctx, const clsort_radix_job *job,
                                    size_t records_bytes, size_t perm_bytes);

@@ -261,14 +261,13 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog,
             gen = job->gen_index;
     const size_t msd_max = radix_msd_max(ctx, job, s);
     cl_uint begin = job->begin_bit, end = job->end_bit, clear = b->counts_kept_zero,
-            order = s->order, nest = s->nest;
+            order = s->order;
     cl_ulong bits_off = s->bits_at, counts_at = b->counts_at, order_at = b->order_at;
     idx_arg a_n, a_msd;
     clsort_arg args[] = {CLSORT_ARG(b->counts),  CLSORT_ARG(counts_at), CLSORT_ARG(portions),
                          CLSORT_ARG(passes),     idx_of(s, &a_n, job->n), CLSORT_ARG(begin),
                          CLSORT_ARG(end),        CLSORT_ARG(skip),     CLSORT_ARG(gen),
-                         idx_of(s, &a_msd, msd_max), CLSORT_ARG(nest), CLSORT_ARG(phase),
-                         CLSORT_ARG(clear),
+                         idx_of(s, &a_msd, msd_max), CLSORT_ARG(phase), CLSORT_ARG(clear),
                          CLSORT_ARG(b->scratch), CLSORT_ARG(bits_off), CLSORT_ARG(b->state),
                          CLSORT_ARG(b->bases),   CLSORT_ARG(b->order), CLSORT_ARG(order_at),
                          CLSORT_ARG(order)};
@@ -506,11 +505,6 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
              s.passes >= 2 && !radix_chained(ctx, job, &s);
     s.order = order_mode(ctx, job, &s);
     const radix_route route = choose_route(ctx, job, &s);
-    s.nest = (route == ROUTE_MSD || route == ROUTE_MSD_TILES) && radix_may_nest(ctx, job, &s, seq);
-    if (s.nest) { /* a nested sort in LSD order needs the sync slot: allocated now */
-        cl_mem m;
-        CLSORT_TRY(clsort_pool_get_zeroed(ctx, CLSORT_SLOT_SYNC, sync_words(&s) * 4, &m));
-    }
     switch (route) {
     case ROUTE_SINGLE:
         return radix_run_single(ctx, prog, job, &s, &b, seq);
@@ -536,8 +530,6 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
      * with fold the last pass's launch has done it. */
     if ((s.allow_skip || s.passes == 1) && !s.fold)
         CLSORT_TRY(run_finish(ctx, prog, job, &s, &b, seq));
-    if (s.nest)
-        CLSORT_TRY(radix_run_nested(ctx, prog, job, &s, &b, seq));
     return CLSORT_SUCCESS;
 }
 

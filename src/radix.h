@@ -37,9 +37,6 @@ typedef struct radix_shape {
     bool fold;
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
     bool tiled; /* MSD order may take the top digit from tiles (tuning tile_min) */
-    /* MSD order also where buckets are large: those are then sorted one by
-     * one with the whole device (radix_run_nested; tuning nest_min) */
-    bool nest;
     /* ORDER_ bits: the upfront count checks whether the keys are in order
      * or in reverse order, and the plan may then skip every pass (0: no
      * check) */
@@ -125,16 +122,6 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
 clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                 const clsort_radix_job *job, const radix_shape *s,
                                 const radix_buffers *b, clsort_seq *seq);
-/* Whether the sort may nest (s->nest): MSD order's shape, tuning nest_min,
- * and nothing the sort waits on that the caller has yet to set (the host
- * reads the plan in the middle of the sort). */
-bool radix_may_nest(const clsort_context *ctx, const clsort_radix_job *job, const radix_shape *s,
-                    const clsort_seq *seq);
-/* With s->nest, after the buckets: reads the plan and sorts each bucket
- * that clsort_radix_buckets left in A with the whole device. */
-clsort_status radix_run_nested(clsort_context *ctx, clsort_program *prog,
-                               const clsort_radix_job *job, const radix_shape *s,
-                               const radix_buffers *b, clsort_seq *seq);
 
 /* ---- radix_classic.c: the classic passes */
 

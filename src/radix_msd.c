@@ -119,89 +119,13 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at,
              table_off = s->table_at;
     cl_uint begin = job->begin_bit, desc = job->descending;
-    idx_arg a_n, a_big;
+    idx_arg a_n;
     clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
                           CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
                           CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, job->n),
                           CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
                           CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off),
-                          CLSORT_ARG(table_off),
-                          idx_of(s, &a_big, s->nest ? radix_msd_max(ctx, job, s) : 0)};
+                          CLSORT_ARG(table_off)};
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, "clsort_radix_buckets", bargs));
     return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
-}
-
-size_t clsort_radix_nested(const clsort_context *ctx) { return ctx ? ctx->nested : 0; }
-
-bool radix_may_nest(const clsort_context *ctx, const clsort_radix_job *job, const radix_shape *s,
-                    const clsort_seq *seq)
-{
-    const size_t min = ctx->tuning.nest_min;
-    /* (a nested sort of 32-bit indices would need another program) */
-    return s->msd && min && job->n >= min && !s->index64 && seq && seq->may_block;
-}
-
-/* Nested buckets: MSD order where the top digit leaves buckets of more
- * than msd_max keys (few distinct values, skewed floats) would leave
- * compute units idle while one work-item sorts such a bucket, and LSD
- * order over the whole input moves every key in every pass. So the plan
- * takes MSD order anyway (its nest argument), clsort_radix_buckets sorts
- * the other buckets and leaves these in A, and here each is copied to U
- * and sorted there by the bits below the top digit as a sort of its own,
- * with every compute unit: its own count skips what is constant inside it
- * (a bucket of one value costs the copy and a count) and its own plan
- * chooses its order. The plan is read back, so the sort waits here: only
- * sorts whose call blocks anyway nest (radix_may_nest). */
-clsort_status radix_run_nested(clsort_context *ctx, clsort_program *prog,
-                               const clsort_radix_job *job, const radix_shape *s,
-                               const radix_buffers *b, clsort_seq *seq)
-{
-    cl_kernel kc;
-    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_nest_copy", &kc));
-    if (seq->gate) { /* everything is enqueued: the output may be written */
-        clSetUserEventStatus(seq->gate, CL_COMPLETE);
-        seq->gate = NULL;
-    }
-    const size_t R = s->radix, n = job->n;
-    cl_uint st[ST_PASS(0)];
-    cl_uint base32[1u << 12];
-    const cl_event *wait;
-    cl_uint nwait = clsort_seq_take(seq, &wait);
-    cl_int err = clEnqueueReadBuffer(ctx->queue, b->state, CL_TRUE, 0, sizeof st, st, nwait, wait,
-                                     NULL);
-    if (err == CL_SUCCESS && st[ST_MSD]) {
-        /* the top pass's bases (32-bit indices: radix_may_nest) */
-        err = clEnqueueReadBuffer(ctx->queue, b->bases, CL_TRUE,
-                                  (size_t)(st[ST_MSD] - 1) * R * 4, R * 4, base32, 0, NULL, NULL);
-    }
-    if (err != CL_SUCCESS)
-        return clsort_fail(ctx, err, "reading the radix plan back failed: %s",
-                           clsort_status_string(err));
-    if (!st[ST_MSD])
-        return CLSORT_SUCCESS; /* the plan chose LSD order */
-    const unsigned top = st[ST_MSD] - 1;
-    const size_t big = radix_msd_max(ctx, job, s);
-    clsort_radix_job sub = *job;
-    sub.gen_index = false; /* the top pass has written the indices */
-    sub.radix_bits = s->r; /* the same program */
-    sub.end_bit = job->begin_bit + top * s->r;
-    for (size_t d = 0; d < R; d++) {
-        const size_t lo = base32[d], hi = d + 1 < R ? base32[d + 1] : n;
-        if (hi <= lo || hi - lo <= big)
-            continue;
-        cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
-        idx_arg a_lo, a_len;
-        clsort_arg args[] = {CLSORT_ARG(b->ku), CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                             CLSORT_ARG(b->vu), CLSORT_ARG(vu_off), CLSORT_ARG(b->va),
-                             idx_of(s, &a_lo, lo), idx_of(s, &a_len, hi - lo)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kc, "clsort_radix_nest_copy", args));
-        const size_t cu = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
-        CLSORT_TRY(clsort_launch(ctx, kc, "clsort_radix_nest_copy", 4 * cu, 1, seq));
-        sub.keys_off = job->keys_off + lo;
-        sub.vals_off = job->vals_off + lo;
-        sub.n = hi - lo;
-        ctx->nested++;
-        CLSORT_TRY(clsort_radix_sort(ctx, &sub, seq));
-    }
-    return CLSORT_SUCCESS;
 }

@@ -208,7 +208,7 @@ clsort_status clsort_scan_buffer(clsort_context *ctx, clsort_type type, cl_mem i
         out_offset < in_offset + n)
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT,
                            "%s: in and out overlap without being the same range", fn);
-    clsort_seq seq = {nwait, wait, false, NULL};
+    clsort_seq seq = {nwait, wait};
     if (n > 0)
         CLSORT_TRY(scan_enqueue(ctx, fn, type, in, in_offset, out, out_offset, n, inclusive, &seq));
     return clsort_seq_finish(ctx, &seq, event);
@@ -238,7 +238,7 @@ clsort_status clsort_scan(clsort_context *ctx, clsort_type type, const void *in,
         st = clsort_fail(ctx, err, "%s: copying to the device failed: %s", fn,
                          clsort_status_string(err));
     } else {
-        clsort_seq seq = {0, NULL, false, NULL};
+        clsort_seq seq = {0, NULL};
         st = scan_enqueue(ctx, fn, type, d, 0, d, 0, n, inclusive, &seq);
         if (st == CLSORT_SUCCESS) {
             err = clEnqueueReadBuffer(ctx->queue, d, CL_TRUE, 0, bytes, stage, 0, NULL, NULL);

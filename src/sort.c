@@ -425,10 +425,10 @@ static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const ho
         }
         goto out;
     }
-    clsort_seq seq = {0, NULL, true, gate};
+    clsort_seq seq = {0, NULL};
     cl_mem recs = NULL;
     st = run_request(ctx, rq, dk, 0, dv, 0, false, &seq, &recs);
-    if (gate && seq.gate) /* (else a nested sort has opened it) */
+    if (gate)
         clSetUserEventStatus(gate, st == CLSORT_SUCCESS ? CL_COMPLETE : -1);
     if (st == CLSORT_SUCCESS && recs)
         err = clEnqueueCopyBuffer(ctx->queue, recs, dv, 0, 0, vbytes, 0, NULL, NULL);
@@ -477,7 +477,7 @@ static clsort_status host_sort_staged(clsort_context *ctx, request *rq, const ho
         st = clsort_host_upload(ctx, team, dv, 0, ha->values, vbytes);
     cl_mem recs = NULL;
     if (st == CLSORT_SUCCESS) {
-        clsort_seq seq = {0, NULL, true, NULL};
+        clsort_seq seq = {0, NULL};
         st = run_request(ctx, rq, dk, 0, dv, 0, true, &seq, &recs);
     }
     if (st == CLSORT_SUCCESS && ha->keys_out)
@@ -812,7 +812,7 @@ static clsort_status buffer_sort(clsort_context *ctx, request *rq, cl_mem keys, 
 {
     if (event)
         *event = NULL;
-    clsort_seq seq = {nwait, wait, false, NULL};
+    clsort_seq seq = {nwait, wait};
     if (rq->job.n < 2 && !(rq->mode == MODE_ARGSORT && rq->job.n == 1))
         return clsort_seq_finish(ctx, &seq, event);
     CLSORT_TRY(check_memory(ctx, rq, false, 0));
@@ -874,7 +874,7 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
     if (event)
         *event = NULL;
     if (n == 1) { /* the identity: no sort to run */
-        clsort_seq seq = {nwait, wait, false, NULL};
+        clsort_seq seq = {nwait, wait};
         const cl_event *w;
         cl_uint nw = clsort_seq_take(&seq, &w);
         const cl_ulong zero = 0;
@@ -1194,7 +1194,7 @@ clsort_status clsort_sort_segments_buffer(clsort_context *ctx, clsort_type key_t
     } else {
         CLSORT_TRY(seg_fixed(ctx, fn, sg, n, &rq.seg));
     }
-    clsort_seq seq = {nwait, wait, false, NULL};
+    clsort_seq seq = {nwait, wait};
     clsort_status st = CLSORT_SUCCESS;
     if (rq.seg.count > 0 && rq.seg.maxlen >= 2) {
         cl_mem recs = NULL;

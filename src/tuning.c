@@ -34,7 +34,7 @@
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN), \
      .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27,                \
-     .tile_min = 1u << 27, .nest_min = 1u << 18}
+     .tile_min = 1u << 27}
 #define POCL_SEE                                                                              \
     "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
     "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"

@@ -120,11 +120,7 @@
       "by streaming stores (0: never)")                                                           \
     X(tile_min, NUM, 0, 0x7fffffffu, none,                                                        \
       "CPU shape on x86-64, MSD order: sorts from this many bytes (and nt_min) sort by the "      \
-      "top digit tile by tile, with no upfront count (0: never)")                              \
-    X(nest_min, NUM, 0, 0x7fffffffu, msd,                                                         \
-      "CPU shape, MSD order: sorts from this n on take MSD order also where the top digit "       \
-      "leaves buckets too large for one work-item; each such bucket is then sorted by the "       \
-      "whole device (0: never, LSD order instead)")
+      "top digit tile by tile, with no upfront count (0: never)")
 
 /* Segmented sorts: the route (AUTO) and the radix work-groups' shape. */
 #define CLSORT_TUNING_KEYS_SEGMENTS(X)                                                            \

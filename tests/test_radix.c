@@ -432,60 +432,6 @@ void test_radix_bucket_split(void)
     }
 }
 
-/* The CPU shape in MSD order with nested buckets (nest_min=1): where the
- * top digit leaves buckets of more than n / (4 compute units) keys, those
- * are left in A, copied back and sorted each as a sort of its own (the
- * host-array calls only; sort_and_check uses them). Skewed inputs (few
- * distinct values, Zipf, normal floats, one varying top digit) nest, and
- * uniform ones mix nested and plain buckets on devices of few units; keys,
- * pairs of 4 and 8 bytes and argsort, both orders, bit windows, 8-bit
- * digits and 11-bit ones (a nested bucket of two passes then takes LSD
- * order). The shapes are radix_bucket_split's (their programs are shared). */
-void test_radix_nested(void)
-{
-    const char *specs[] = {
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "radix_bits=8,large_min=0,bucket_split=2048,nest_min=1",
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "radix_bits=11,large_min=0,bucket_split=2048,nest_min=1",
-    };
-    static const data_dist dists[] = {DATA_FEW_2,  DATA_ZIPF_1K, DATA_NORMAL,  DATA_FEW_UNIQUE,
-                                      DATA_UNIFORM, DATA_HIGH_BITS, DATA_ALL_EQUAL, DATA_SPECIALS};
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32};
-    static const size_t sizes[] = {65537, 300007};
-    const bool cpu = test_on_cpu();
-    for (size_t si = 0; si < (cpu ? 2u : 1u); si++) {
-        clsort_context *ctx = test_context(specs[si]);
-        if (!ctx)
-            return;
-        bool ok = true;
-        for (size_t i = 0; ok && i < (cpu ? 2u : 1u); i++)
-            for (size_t d = 0; ok && d < sizeof dists / sizeof dists[0]; d++) {
-                const size_t v = i * 8 + d;
-                const size_t m = (d + si) % 4;
-                /* normal floats as f32, the rest by turns */
-                const clsort_type t = dists[d] == DATA_NORMAL ? CLSORT_F32 : types[d % 3];
-                sort_case c = make(t, dists[d], sizes[i],
-                                   m == 0 ? CHECK_KEYS : (m == 3 ? CHECK_ARGSORT : CHECK_PAIRS));
-                c.value_size = m == 2 ? 8 : 4;
-                c.opt.descending = (v / 2) % 2;
-                if (d == 5 && i == 1) { /* a window: bits [4, 30) */
-                    c.opt.begin_bit = 4;
-                    c.opt.end_bit = 30;
-                }
-                const size_t before = clsort_radix_nested(ctx);
-                ok = sort_and_check(ctx, &c, specs[si]);
-                /* two distinct values: two buckets of about n / 2 keys */
-                if (ok && dists[d] == DATA_FEW_2)
-                    CHECK(clsort_radix_nested(ctx) > before, "%s, few-2, n = %zu: no bucket nested",
-                          specs[si], sizes[i]);
-            }
-        clsort_context_release(ctx);
-        if (!ok)
-            return;
-    }
-}
-
 /* radix_tiled's keys built to defeat the tile pass's sample: the sample's
  * keys, keys[i n / 4096] (clsort_radix_sample), are random, every other key
  * takes one of `tops` values of the top digit (bits from top_shift up) with

@@ -401,13 +401,10 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * active pass. msd_max > 0 chooses MSD order when at least three passes
  * are active (with two, a bucket's one pass moves as much as an LSD pass,
  * and measured no faster) and no digit of the top active pass has more than
- * msd_max keys, or with nest whatever the largest digit has (unless the
- * tile pass ran):
+ * msd_max keys:
  * that pass runs first (U -> A) and every bucket of its digit is then sorted
  * by the bits below on its own (clsort_radix_buckets: A -> U/B ... -> U),
- * so that those passes stay in cache; with nest the buckets of more than
- * msd_max keys are left in A for the host to sort one by one, each with the
- * whole device (radix_msd.c).
+ * so that those passes stay in cache.
  *
  * PLAN_TILES is PLAN_TOP after the tile pass (clsort_radix_tiles), whose flag
  * (bitwords[BITS_TILE_FLAG]) says whether it ran: the counts and bitwords are then its
@@ -436,10 +433,9 @@ void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx
  * ST_REV_N). */
 inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
                         uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
-                        idx_t msd_max, uint nest, uint phase, uint clear,
-                        global const uint *bitwords, global uint *state, global idx_t *bases,
-                        local idx_t *s, local uint *constant_digit, global uint *order,
-                        uint order_mode)
+                        idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
+                        global uint *state, global idx_t *bases, local idx_t *s,
+                        local uint *constant_digit, global uint *order, uint order_mode)
 {
     const uint lid = get_local_id(0);
     /* the order check's verdict (every work-item reads the flags before lid
@@ -530,8 +526,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         if (copy_first)
             active = 2;
         idx_t most = msd_max + 1;
-        const uint eligible = msd_max > 0 && active >= 3 && (!first || top == passes - 1);
-        if (eligible) {
+        if (msd_max > 0 && active >= 3 && (!first || top == passes - 1)) {
             most = 0;
             for (uint d = 0; d < RADIX; d++) {
                 idx_t t = 0;
@@ -540,17 +535,13 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 most = max(most, t);
             }
         }
-        /* nest: buckets larger than msd_max are sorted afterwards, each on
-         * its own by the whole device (radix_msd.c), unless the tile pass
-         * has run (its buckets are not contiguous in A) */
-        const uint msd = most <= msd_max || (nest && eligible && !bitwords[BITS_TILE_FLAG]);
-        state[ST_PENDING] = first && !msd && !ordered;
-        state[ST_MSD] = msd ? top + 1 : 0;
+        state[ST_PENDING] = first && most > msd_max && !ordered;
+        state[ST_MSD] = most <= msd_max ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && bitwords[BITS_TILE_FLAG] && most <= msd_max &&
                           top == passes - 1;
         if (state[ST_PENDING]) {
             /* PLAN_PENDING decides, with every pass counted */
-        } else if (msd) {
+        } else if (most <= msd_max) {
             /* MSD order: U -> A by the top digit; clsort_radix_buckets then
              * sorts each bucket by all the bits below it (A -> B/U ... -> U),
              * with digits of its own and skipping what is constant inside
@@ -605,16 +596,16 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
 void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uint passes, idx_t n,
                        uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
-                       idx_t msd_max, uint nest, uint phase, uint clear,
-                       global const uint *bitwords, ulong bits_off, global uint *state,
-                       global idx_t *bases, global uint *order, ulong order_off, uint order_mode)
+                       idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
+                       ulong bits_off, global uint *state, global idx_t *bases,
+                       global uint *order, ulong order_off, uint order_mode)
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
     if (phase == PLAN_PENDING && !state[ST_PENDING])
         return;
     clsort_plan(counts + counts_off, portions, passes, n, begin_bit, end_bit, allow_skip,
-                gen_index, msd_max, nest, phase, clear && phase == PLAN_ALL && msd_max == 0,
+                gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,
                 bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
                 order_mode);
 }
@@ -661,8 +652,8 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
     FOR_EACH_LOCAL(e, passes * RADIX)
         counts[e] = h[e];
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, 0, PLAN_ALL,
-                0, counts, state, bases, s, constant_digit, counts, 0);
+    clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, PLAN_ALL, 0,
+                counts, state, bases, s, constant_digit, counts, 0);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
@@ -728,7 +719,7 @@ void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n
      * without this barrier, right ones with it */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     clsort_plan(sync + SYNC_COUNTS, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0,
-                0, PLAN_ALL, 1, sync, state, bases, s, constant_digit, order, order_mode);
+                PLAN_ALL, 1, sync, state, bases, s, constant_digit, order, order_mode);
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys

@@ -649,7 +649,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
                           idx_t n, uint begin_bit, uint descending, global const uint *state,
                           global const idx_t *bases, global uint *next, ulong next_off,
-                          ulong table_off, idx_t big)
+                          ulong table_off)
 {
     if (!state[ST_MSD])
         return;
@@ -664,9 +664,7 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
     /* bases' first row (portion 0) holds where each digit starts overall */
     const idx_t lo = bases[top * RADIX + d];
     const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
-    /* big (0: none): larger buckets stay in A for the host (radix_msd.c,
-     * nested buckets); never with the tiles (the plan's rule) */
-    if (hi <= lo || (big && hi - lo > big))
+    if (hi <= lo)
         return;
     ku += ku_off;
     vu += vu_off;
@@ -926,26 +924,5 @@ void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glob
         else
 #endif
             clsort_in_scatter_gg(gsrc, gdst, gvsrc, gvdst, m, pos, g);
-    }
-}
-
-/* A nested bucket's keys (and values) A[lo, lo + len) -> U, where the host
- * then sorts them with the whole device (radix_msd.c). */
-kernel __attribute__((reqd_work_group_size(1, 1, 1)))
-void clsort_radix_nest_copy(global KEY_T *ku, ulong ku_off, global const KEY_T *ka,
-                            global VAL_T *vu, ulong vu_off, global const VAL_T *va, idx_t lo,
-                            idx_t len)
-{
-    ku += ku_off + lo;
-    ka += lo;
-#if HAVE_VALUES
-    vu += vu_off + lo;
-    va += lo;
-#endif
-    FOR_EACH_CHUNKED(i, len) {
-        ku[i] = ka[i];
-#if HAVE_VALUES
-        vu[i] = va[i];
-#endif
     }
 }
