@@ -421,12 +421,12 @@ stage_cpudists() {
 
 stage_hostdists() {
     # the CPU's host-array sorts (what clsort.sort and clsort_sort_keys
-    # give) over the distributions, nested buckets on and off
-    # (HDIST_TUNINGS), in turn and reversed every second round
-    # (HDIST_ROUNDS), then ips4o and vqsort on the same inputs
+    # give) over the distributions, each tuning of HDIST_TUNINGS in turn
+    # and reversed every second round (HDIST_ROUNDS), then ips4o and vqsort
+    # on the same inputs
     wait_builds
     local cases=${HDIST_CASES:-u32@uniform,u32@few-2,u32@few-unique,u32@few-1024,u32@zipf-1k,u32@zipf-1m,u32@and-4,u32@sorted-swaps,u32@sorted-runs,f32@normal,f32@exponential,f32@uniform,u64@zipf-1m,u64@few-1024,u32+4@zipf-1m,u32+4@few-unique}
-    local sizes=${CPU_DIST_SIZES:-8M,32M} tunings=${HDIST_TUNINGS:-tuned nest_min=0} order r t
+    local sizes=${CPU_DIST_SIZES:-8M,32M} tunings=${HDIST_TUNINGS:-tuned} order r t
     log "host arrays on the CPU over the distributions ($sizes): $tunings"
     for r in $(seq 1 "${HDIST_ROUNDS:-3}"); do
         order=$tunings
