@@ -27,18 +27,23 @@
  * pass is skipped) it does the finish's work for its tile: A back to U when
  * one pass ran, or argsort's identity when none did. ku and vu: the
  * caller's buffers at their offsets. */
-/* The plan's PASS_REVERSE over keys [lo, lo + cnt): key i trades places
- * with key n - 1 - i (the one with the lower index moves both; n from the
- * state); argsort's index of place i is n - 1 - i (first: generate).
- * One pair at a time: loads of several pairs first (more loads in flight)
- * raised the onesweep kernel's registers, whose idle path this is, and
- * slowed every pass (decision log, GPU pass). */
+/* The plan's PASS_REVERSE: key i trades places with key n - 1 - i (n from
+ * the state); argsort's index of place i is n - 1 - i (first: generate).
+ * The tile of keys [lo, lo + cnt) swaps the pairs whose lower place is in
+ * [lo / 2, (lo + cnt) / 2), the last tile also the middle key of an odd n,
+ * so that every tile does the same work (the tiles of the upper half had
+ * none, and a CPU's threads that took them sat idle). One pair at a time:
+ * loads of several pairs first (more loads in flight) raised the onesweep
+ * kernel's registers, whose idle path this is, and slowed every pass
+ * (decision log, GPU pass). */
 inline void clsort_os_reverse(global KEY_T *ku, global VAL_T *vu, ulong lo, uint cnt, uint first,
                               global const uint *state)
 {
     const ulong n = (ulong)state[ST_REV_N] | (ulong)state[ST_REV_N + 1] << 32;
-    for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG) {
-        const ulong i = lo + j, m = n - 1 - i;
+    const ulong p0 = lo / 2, p1 = lo + cnt == n ? (n + 1) / 2 : (lo + cnt) / 2;
+    const uint pairs = (uint)(p1 - p0);
+    for (uint j = get_local_id(0); j < pairs; j += CLSORT_OS_WG) {
+        const ulong i = p0 + j, m = n - 1 - i;
         if (i < m) {
             const KEY_T k = ku[i];
             ku[i] = ku[m];
