@@ -64,6 +64,7 @@ static inline void store_bits(char *p, uint64_t u, unsigned bytes)
 typedef struct radix_plan {
     const clsort_host_radix_job *job;
     bool carry_keys; /* payload: the key's bits (keys alone), else its position */
+    unsigned pack;   /* pairs: bytes of value packed above the key's bits instead */
     uint64_t wmask;  /* the window's width in ones */
     unsigned r, passes;
     size_t *counts;  /* passes x 2^r */
@@ -84,13 +85,15 @@ typedef struct radix_plan {
         const unsigned kb = j->key.bytes, kind = j->key.kind, begin = j->begin_bit;              \
         const unsigned r = pl->r, passes = pl->passes;                                           \
         const uint64_t wmask = pl->wmask, flip = j->descending ? wmask : 0;                      \
-        const char *in = j->keys_in;                                                             \
+        const char *in = j->keys_in, *vals = j->values;                                          \
         size_t *cnt = pl->counts;                                                                \
         for (size_t i = 0; i < n; i++) {                                                         \
             const uint64_t u = load_bits(in + i * kb, kb);                                       \
             const T img = (T)(((clsort_key_image(u, kb, kind) >> begin) & wmask) ^ flip);        \
             a[i].k = img;                                                                        \
-            a[i].v = pl->carry_keys ? (T)u : (T)i;                                               \
+            a[i].v = pl->carry_keys ? (T)u                                                       \
+                     : pl->pack ? (T)(u | load_bits(vals + i * pl->pack, pl->pack) << (kb * 8))  \
+                                : (T)i;                                                          \
             for (unsigned p = 0; p < passes; p++)                                                \
                 cnt[p * radix + ((img >> (p * r)) & (radix - 1))]++;                             \
         }                                                                                        \
@@ -192,8 +195,12 @@ clsort_status clsort_host_radix_sort(clsort_context *ctx, const char *fn,
     const size_t n = j->n;
     const unsigned kb = j->key.bytes;
     const unsigned w = j->end_bit - j->begin_bit;
-    radix_plan pl = {j, j->keys_out && !j->values, w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1,
-                     8, 0, NULL};
+    radix_plan pl = {j, j->keys_out && !j->values, 0,
+                     w >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << w) - 1, 8, 0, NULL};
+    /* small values travel in the records: no gathers by position */
+    const size_t vs = j->value_size;
+    if (j->values && (vs == 1 || vs == 2 || vs == 4) && kb + vs <= 8)
+        pl.pack = (unsigned)j->value_size;
     if ((w + DIGIT_MAX - 1) / DIGIT_MAX < (w + 7) / 8)
         pl.r = DIGIT_MAX;
     pl.passes = (w + pl.r - 1) / pl.r;
@@ -211,10 +218,11 @@ clsort_status clsort_host_radix_sort(clsort_context *ctx, const char *fn,
             return CLSORT_SUCCESS;
     }
     /* 32-bit records hold the image of keys up to 4 bytes and positions
-     * below 2^32 */
-    const bool narrow = kb <= 4 && n <= 0xffffffffull;
+     * below 2^32 (or a key and value of 4 bytes together) */
+    const bool narrow = kb <= 4 && n <= 0xffffffffull && kb + pl.pack <= 4;
     const size_t rec = narrow ? 8 : 16;
-    const size_t tmp_bytes = j->values ? n * (j->value_size > kb ? j->value_size : kb) : 0;
+    const size_t tmp_bytes =
+        j->values && !pl.pack ? n * (j->value_size > kb ? j->value_size : kb) : 0;
     /* everything allocated first: a shortage changes nothing */
     pl.counts = calloc(1, counts_bytes);
     char *a = big_alloc(n * rec), *b = big_alloc(n * rec);
@@ -242,6 +250,12 @@ clsort_status clsort_host_radix_sort(clsort_context *ctx, const char *fn,
             store_bits((char *)j->indices + i * j->index_bytes, load_bits(pay + i * rec,
                                                                           (unsigned)half),
                        j->index_bytes);
+    } else if (pl.pack) {
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t v = load_bits(pay + i * rec, (unsigned)half);
+            store_bits((char *)j->keys_out + i * kb, v, kb);
+            store_bits((char *)j->values + i * pl.pack, v >> (kb * 8), pl.pack);
+        }
     } else { /* pairs, in place: keys then values through tmp */
         gather(tmp, j->keys_in, kb, pay, rec, (unsigned)half, n);
         memcpy(j->keys_out, tmp, n * kb);

@@ -31,8 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct clsort_tier_job {
+    struct clsort_tier_job *next; /* the process's running builds */
     pthread_t thread;
     clsort_context *shadow; /* the thread's context */
     clsort_tier_request rq;
@@ -124,6 +126,39 @@ void clsort_tier_mark_warm(clsort_context *ctx, const clsort_tier_request *rq)
 
 /* ------------------------------------------------------------ the thread */
 
+/* Builds still running when the process exits (a context never released,
+ * such as a script's default context): exit waits for each to stop at its
+ * next step, so that the driver is never cut off inside a build, which
+ * the next context would take for a crash there (guard.c) and answer by
+ * building everything anew. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clsort_tier_job *live;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void stop_at_exit(void)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct clsort_tier_job *j = live; j; j = j->next)
+        atomic_store(&j->cancel, true);
+    for (struct clsort_tier_job *j = live; j; j = j->next)
+        while (!atomic_load(&j->done))
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void register_exit(void) { (void)atexit(stop_at_exit); }
+
+static void live_remove(struct clsort_tier_job *job)
+{
+    pthread_mutex_lock(&live_lock);
+    for (struct clsort_tier_job **p = &live; *p; p = &(*p)->next)
+        if (*p == job) {
+            *p = job->next;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
+}
+
 /* A context for the thread: the caller's device, cl_context, settings and
  * guard; a queue, programs and pool of its own; no tier. */
 static clsort_context *shadow_create(const clsort_context *ctx)
@@ -192,7 +227,16 @@ static bool tier_start(clsort_context *ctx, const clsort_tier_request *rq)
     atomic_init(&job->done, false);
     atomic_init(&job->cancel, false);
     job->shadow = shadow_create(ctx);
-    if (!job->shadow || pthread_create(&job->thread, NULL, tier_main, job) != 0) {
+    pthread_once(&exit_once, register_exit);
+    pthread_mutex_lock(&live_lock);
+    const bool started =
+        job->shadow && pthread_create(&job->thread, NULL, tier_main, job) == 0;
+    if (started) {
+        job->next = live;
+        live = job;
+    }
+    pthread_mutex_unlock(&live_lock);
+    if (!started) {
         if (job->shadow)
             shadow_release(job->shadow);
         free(job);
@@ -240,6 +284,7 @@ clsort_status clsort_tier_join(clsort_context *ctx, bool wait)
     if (!job || (!wait && !atomic_load(&job->done)))
         return CLSORT_SUCCESS;
     pthread_join(job->thread, NULL);
+    live_remove(job);
     ctx->tier_job = NULL;
     clsort_status st = adopt(ctx, job);
     shadow_release(job->shadow);
