@@ -39,6 +39,7 @@ struct clsort_tier_job {
     clsort_context *shadow; /* the thread's context */
     clsort_tier_request rq;
     _Atomic bool done, cancel;
+    _Atomic unsigned steps; /* sorts done (exit waits from the first on) */
     clsort_status status;
 };
 
@@ -141,7 +142,7 @@ static void stop_at_exit(void)
     for (struct clsort_tier_job *j = live; j; j = j->next)
         atomic_store(&j->cancel, true);
     for (struct clsort_tier_job *j = live; j; j = j->next)
-        while (!atomic_load(&j->done))
+        while (atomic_load(&j->steps) && !atomic_load(&j->done))
             nanosleep(&(struct timespec){0, 1000000}, NULL);
     pthread_mutex_unlock(&live_lock);
 }
@@ -207,11 +208,28 @@ static void shadow_release(clsort_context *s)
     clsort_context_release(s);
 }
 
+/* Registered again after each step of a build: the driver's compiler
+ * registers the destructors of what it first uses during a step, and exit
+ * runs the handlers registered last first, so that this one must come
+ * after them to stop the build before they run. Within the first step
+ * (the program's build) waiting would run the build on a compiler torn
+ * down: exit does not wait, and the guard's mark tells the next context
+ * that the process died in the driver. Contexts are to be released before
+ * exit (clsort.h). */
+static _Thread_local struct clsort_tier_job *this_job;
+
+static void rearm_exit(void)
+{
+    (void)atexit(stop_at_exit);
+    atomic_fetch_add(&this_job->steps, 1);
+}
+
 static void *tier_main(void *arg)
 {
     struct clsort_tier_job *job = arg;
     clsort_context *s = job->shadow;
-    job->status = clsort_warm_kind(s, &job->rq, &job->cancel);
+    this_job = job;
+    job->status = clsort_warm_kind(s, &job->rq, &job->cancel, rearm_exit);
     if (job->status == CLSORT_SUCCESS && !atomic_load(&job->cancel))
         clsort_tier_mark_warm(s, &job->rq);
     atomic_store(&job->done, true);
@@ -226,6 +244,7 @@ static bool tier_start(clsort_context *ctx, const clsort_tier_request *rq)
     job->rq = *rq;
     atomic_init(&job->done, false);
     atomic_init(&job->cancel, false);
+    atomic_init(&job->steps, 0);
     job->shadow = shadow_create(ctx);
     pthread_once(&exit_once, register_exit);
     pthread_mutex_lock(&live_lock);
