@@ -175,7 +175,8 @@ clsort_status clsort_context_create_from_queue(clsort_context **ctx, cl_command_
                                                const clsort_context_config *config);
 
 /* Releases the context, its programs, pool and (if it created them) its
- * OpenCL context and queue, after the queue has finished. Accepts NULL. */
+ * OpenCL context and queue, after the queue has finished and a build of
+ * the host tier has stopped (see "caches and first use"). Accepts NULL. */
 void clsort_context_release(clsort_context *ctx);
 
 /* The detailed message of the context's last failure ("" if none). With
@@ -223,9 +224,11 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * with warm caches a new process goes straight to the device. A build
  * that fails in the background is reported by the next call on the
  * context (with the build log), and the tier is off for the context from
- * then on. clsort_context_release stops the build at its next step and
- * waits for it. $CLSORT_HOST_TIER=0 turns the tier off in every context
- * of the process (the test suite and benchmarks). */
+ * then on. clsort_context_release stops the build at its next step (one
+ * sort of the warmup) and waits for it, and so does exit for a context
+ * never released; a later process goes on from the driver's cache.
+ * $CLSORT_HOST_TIER=0 turns the tier off in every context of the process
+ * (the test suite and benchmarks). */
 
 /* What clsort_context_warmup prepares besides sorts of keys alone. */
 #define CLSORT_WARMUP_PAIRS 1u   /* (key, value) pairs with 4-byte values */

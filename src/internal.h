@@ -591,9 +591,9 @@ void clsort_tier_release(clsort_context *ctx);
 void clsort_tier_mark_warm(clsort_context *ctx, const clsort_tier_request *rq);
 /* Sorts small random arrays of the request's kind at each size where the
  * tuning changes the route (warmup.c); stops early, successfully, when
- * *cancel becomes true; calls after_step (if not NULL) after each sort. */
+ * *cancel becomes true. */
 clsort_status clsort_warm_kind(clsort_context *ctx, const clsort_tier_request *rq,
-                               const _Atomic bool *cancel, void (*after_step)(void));
+                               const _Atomic bool *cancel);
 /* Tests: 1 on the host for every host-array sort the tier may take, never
  * building in the background; 0 as tuned. */
 void clsort_tier_force(clsort_context *ctx, int on);

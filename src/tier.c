@@ -35,11 +35,10 @@
 
 struct clsort_tier_job {
     struct clsort_tier_job *next; /* the process's running builds */
-    pthread_t thread;
+    pthread_t thread, sentinel;
     clsort_context *shadow; /* the thread's context */
     clsort_tier_request rq;
     _Atomic bool done, cancel;
-    _Atomic unsigned steps; /* sorts done (exit waits from the first on) */
     clsort_status status;
 };
 
@@ -127,14 +126,19 @@ void clsort_tier_mark_warm(clsort_context *ctx, const clsort_tier_request *rq)
 
 /* ------------------------------------------------------------ the thread */
 
-/* Builds still running when the process exits (a context never released,
- * such as a script's default context): exit waits for each to stop at its
- * next step, so that the driver is never cut off inside a build, which
- * the next context would take for a crash there (guard.c) and answer by
- * building everything anew. */
+/* Exit and builds still running (a context never released): exit must not
+ * cut the driver off inside a build, which the next context would take for
+ * a crash there (guard.c) and answer by building everything anew. So the
+ * handler stop_at_exit stops every build at its next step and waits for
+ * it. It has to run before the destructors that the driver's compiler
+ * registers when it first uses something, during the build (exit runs the
+ * last registered first; waiting behind them crashed in clang): while a
+ * build runs, a sentinel thread registers the handler again every
+ * SENTINEL_NS. */
+#define SENTINEL_NS 50000000L
+
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clsort_tier_job *live;
-static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void stop_at_exit(void)
 {
@@ -142,12 +146,20 @@ static void stop_at_exit(void)
     for (struct clsort_tier_job *j = live; j; j = j->next)
         atomic_store(&j->cancel, true);
     for (struct clsort_tier_job *j = live; j; j = j->next)
-        while (atomic_load(&j->steps) && !atomic_load(&j->done))
+        while (!atomic_load(&j->done))
             nanosleep(&(struct timespec){0, 1000000}, NULL);
     pthread_mutex_unlock(&live_lock);
 }
 
-static void register_exit(void) { (void)atexit(stop_at_exit); }
+static void *sentinel_main(void *arg)
+{
+    struct clsort_tier_job *job = arg;
+    while (!atomic_load(&job->done)) {
+        (void)atexit(stop_at_exit);
+        nanosleep(&(struct timespec){0, SENTINEL_NS}, NULL);
+    }
+    return NULL;
+}
 
 static void live_remove(struct clsort_tier_job *job)
 {
@@ -208,28 +220,11 @@ static void shadow_release(clsort_context *s)
     clsort_context_release(s);
 }
 
-/* Registered again after each step of a build: the driver's compiler
- * registers the destructors of what it first uses during a step, and exit
- * runs the handlers registered last first, so that this one must come
- * after them to stop the build before they run. Within the first step
- * (the program's build) waiting would run the build on a compiler torn
- * down: exit does not wait, and the guard's mark tells the next context
- * that the process died in the driver. Contexts are to be released before
- * exit (clsort.h). */
-static _Thread_local struct clsort_tier_job *this_job;
-
-static void rearm_exit(void)
-{
-    (void)atexit(stop_at_exit);
-    atomic_fetch_add(&this_job->steps, 1);
-}
-
 static void *tier_main(void *arg)
 {
     struct clsort_tier_job *job = arg;
     clsort_context *s = job->shadow;
-    this_job = job;
-    job->status = clsort_warm_kind(s, &job->rq, &job->cancel, rearm_exit);
+    job->status = clsort_warm_kind(s, &job->rq, &job->cancel);
     if (job->status == CLSORT_SUCCESS && !atomic_load(&job->cancel))
         clsort_tier_mark_warm(s, &job->rq);
     atomic_store(&job->done, true);
@@ -244,12 +239,14 @@ static bool tier_start(clsort_context *ctx, const clsort_tier_request *rq)
     job->rq = *rq;
     atomic_init(&job->done, false);
     atomic_init(&job->cancel, false);
-    atomic_init(&job->steps, 0);
     job->shadow = shadow_create(ctx);
-    pthread_once(&exit_once, register_exit);
     pthread_mutex_lock(&live_lock);
-    const bool started =
-        job->shadow && pthread_create(&job->thread, NULL, tier_main, job) == 0;
+    bool started = job->shadow && pthread_create(&job->thread, NULL, tier_main, job) == 0;
+    if (started && pthread_create(&job->sentinel, NULL, sentinel_main, job) != 0) {
+        atomic_store(&job->cancel, true); /* no sentinel: no build */
+        pthread_join(job->thread, NULL);
+        started = false;
+    }
     if (started) {
         job->next = live;
         live = job;
@@ -303,6 +300,7 @@ clsort_status clsort_tier_join(clsort_context *ctx, bool wait)
     if (!job || (!wait && !atomic_load(&job->done)))
         return CLSORT_SUCCESS;
     pthread_join(job->thread, NULL);
+    pthread_join(job->sentinel, NULL);
     live_remove(job);
     ctx->tier_job = NULL;
     clsort_status st = adopt(ctx, job);

@@ -55,7 +55,7 @@ static void random_bits(unsigned char *p, size_t words)
 }
 
 clsort_status clsort_warm_kind(clsort_context *ctx, const clsort_tier_request *rq,
-                               const _Atomic bool *cancel, void (*after_step)(void))
+                               const _Atomic bool *cancel)
 {
     size_t sizes[8];
     const size_t nsizes = warmup_sizes(&ctx->tuning, sizes);
@@ -92,8 +92,6 @@ clsort_status clsort_warm_kind(clsort_context *ctx, const clsort_tier_request *r
         else
             s = clsort_argsort(ctx, rq->key_type, save, n,
                                rq->index_bytes == 8 ? CLSORT_U64 : CLSORT_U32, vals, NULL);
-        if (after_step)
-            after_step();
     }
     ctx->tier_bypass = bypass;
     free(keys);
@@ -131,7 +129,7 @@ clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *type
         for (size_t k = 0; k < 3 && s == CLSORT_SUCCESS; k++) {
             if (!wanted[k])
                 continue;
-            s = clsort_warm_kind(ctx, &kinds[k], NULL, NULL);
+            s = clsort_warm_kind(ctx, &kinds[k], NULL);
             if (s == CLSORT_SUCCESS)
                 clsort_tier_mark_warm(ctx, &kinds[k]);
         }
