@@ -702,7 +702,13 @@ static clsort_status host_sort_tiered(clsort_context *ctx, request *rq, clsort_t
                                      j->descending,  j->n,           keys_in,
                                      keys_out,       values,         rq->value_size,
                                      indices,        rq->index_bytes};
-    return clsort_host_radix_sort(ctx, rq->fn, &h);
+    if (clsort_host_radix_sort(ctx, rq->fn, &h) == CLSORT_SUCCESS)
+        return CLSORT_SUCCESS;
+    /* no host memory for the host sort (nothing written): the device, as
+     * without the tier */
+    clsort_clear_error(ctx);
+    ctx->tier_last = 0;
+    return host_sort(ctx, rq, keys_in, keys_out, values, indices);
 }
 
 clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
