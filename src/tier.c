@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall(SYS_gettid) */
 /* tier.c - a host-array sort whose kernels are not built yet: sorted on the
  * host while they build in the background (issue 37).
  *
@@ -32,6 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 struct clsort_tier_job {
     struct clsort_tier_job *next; /* the process's running builds */
@@ -136,6 +141,8 @@ void clsort_tier_mark_warm(clsort_context *ctx, const clsort_tier_request *rq)
  * build runs, a sentinel thread registers the handler again every
  * SENTINEL_NS. */
 #define SENTINEL_NS 50000000L
+/* The background thread's nice value (Linux: a thread's own). */
+#define BUILD_NICE 10
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct clsort_tier_job *live;
@@ -224,6 +231,12 @@ static void *tier_main(void *arg)
 {
     struct clsort_tier_job *job = arg;
     clsort_context *s = job->shadow;
+#if defined(__linux__)
+    /* below the caller's threads: the build takes what they leave, and a
+     * first call on the host does not share its core with the compiler
+     * (PERFORMANCE.md, decision log, area start-up: the build's priority) */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), BUILD_NICE);
+#endif
     job->status = clsort_warm_kind(s, &job->rq, &job->cancel);
     if (job->status == CLSORT_SUCCESS && !atomic_load(&job->cancel))
         clsort_tier_mark_warm(s, &job->rq);
