@@ -567,6 +567,8 @@ clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, si
         clsort_context_release(base);
         return st;
     }
+    /* the device's kernels are timed, never the host tier of cold ones */
+    clsort_context_set_tuning(ctx, "tier_max=0");
     for (size_t ci = 0; ci < cfg->ncases && st == CLSORT_SUCCESS; ci++)
         for (size_t si = 0; si < cfg->nsizes && st == CLSORT_SUCCESS; si++) {
             if (*nrows >= cap)

@@ -175,7 +175,8 @@ clsort_status clsort_context_create_from_queue(clsort_context **ctx, cl_command_
                                                const clsort_context_config *config);
 
 /* Releases the context, its programs, pool and (if it created them) its
- * OpenCL context and queue, after the queue has finished. Accepts NULL. */
+ * OpenCL context and queue, after the queue has finished and a build of
+ * the host tier has stopped (see "caches and first use"). Accepts NULL. */
 void clsort_context_release(clsort_context *ctx);
 
 /* The detailed message of the context's last failure ("" if none). With
@@ -207,7 +208,27 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * (PoCL: $POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache, else
  * ~/.cache/pocl/kcache) and, where the driver keeps none, clsort's folder
  * (clsort_context_config.cache_dir). Through PoCL a program's first build
- * takes seconds (see the README); clsort_context_warmup pays it ahead. */
+ * takes seconds (see the README); clsort_context_warmup pays it ahead.
+ *
+ * The host tier: a sort of host arrays (clsort_sort_keys, _keys_copy,
+ * _pairs, clsort_argsort) whose kernels are not yet built and warm on the
+ * device, of at most the tuning's tier_max elements (33554432 in the
+ * table; 0 turns the tier off) and with options that leave algorithm and
+ * radix_bits at 0, runs a radix sort on the calling thread, with results
+ * identical to the device's byte for byte, while a background thread
+ * builds that kind of sort's kernels as clsort_context_warmup does. Later
+ * calls sort on the host too until that build has ended (they never wait
+ * for it), then on the device. A kind is warm once this context has built
+ * it, or when the cache folder holds the mark that a build of it (or
+ * clsort_context_warmup) left for this library, device, driver and tuning:
+ * with warm caches a new process goes straight to the device. A build
+ * that fails in the background is reported by the next call on the
+ * context (with the build log), and the tier is off for the context from
+ * then on. clsort_context_release stops the build at its next step (one
+ * sort of the warmup) and waits for it, and so does exit for a context
+ * never released; a later process goes on from the driver's cache.
+ * $CLSORT_HOST_TIER=0 turns the tier off in every context of the process
+ * (the test suite and benchmarks). */
 
 /* What clsort_context_warmup prepares besides sorts of keys alone. */
 #define CLSORT_WARMUP_PAIRS 1u   /* (key, value) pairs with 4-byte values */
@@ -219,8 +240,9 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * small random arrays at each size where the tuning changes the route or
  * the digit width (up to 8M keys). Keys alone, plus what flags adds.
  * types NULL with ntypes 0: the ten key types. Segmented sorts and scans
- * are not prepared. Blocks; through PoCL with empty caches it takes
- * seconds per key type (see the README). */
+ * are not prepared. Each kind it prepares is marked warm for the host
+ * tier. Blocks; through PoCL with empty caches it takes seconds per key
+ * type (see the README). */
 clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *types, size_t ntypes,
                                     unsigned flags);
 

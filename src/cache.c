@@ -272,8 +272,10 @@ static void remove_contents(const char *dir, bool all, bool salt, char **bad, in
         const char *n = e->d_name;
         if (!strcmp(n, ".") || !strcmp(n, ".."))
             continue;
+        /* programs, the guard's marks, the host tier's warm marks (tier.c) */
         bool mine = strstr(n, ".clbin") || !strncmp(n, "busy-", 5) ||
-                    !strncmp(n, "tmp-busy-", 9) || (salt && !strcmp(n, "driver-salt.txt"));
+                    !strncmp(n, "tmp-busy-", 9) || !strncmp(n, "warm-", 5) ||
+                    (salt && !strcmp(n, "driver-salt.txt"));
         if (!all && !mine)
             continue; /* saved tunings stay */
         char *path = join(dir, n);

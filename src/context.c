@@ -323,6 +323,13 @@ static clsort_status host_settings(clsort_context *ctx, const clsort_context_con
                                "CLSORT_HOST_CHUNK='%s': expected 4K to 1G", e);
         ctx->host_chunk = (size_t)v / 4096 * 4096;
     }
+    /* $CLSORT_HOST_TIER=0: no host tier (tier.c) in this process's contexts */
+    if ((e = getenv("CLSORT_HOST_TIER")) && e[0]) {
+        if (strcmp(e, "0") && strcmp(e, "1"))
+            return clsort_fail(NULL, CLSORT_ERROR_INVALID_ARGUMENT,
+                               "CLSORT_HOST_TIER='%s': expected 0 (off) or 1 (as tuned)", e);
+        ctx->tier_off = e[0] == '0';
+    }
     /* below this the driver's own copy of the caller's pages is as fast */
     ctx->stage_min = (size_t)1 << 20;
     if (ctx->host_chunk && ctx->host_chunk < ctx->stage_min)
@@ -533,6 +540,7 @@ void clsort_context_release(clsort_context *ctx)
 {
     if (!ctx)
         return;
+    clsort_tier_release(ctx);
     if (ctx->queue)
         clFinish(ctx->queue);
     clsort_programs_release(ctx);

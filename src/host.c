@@ -407,21 +407,7 @@ static inline void store_key(char *dst, uint64_t u, unsigned bytes)
  * bits. */
 static inline uint64_t image_bits(const clsort_merge *m, uint64_t u)
 {
-    const unsigned bits = m->key_bytes * 8;
-    const uint64_t sign = (uint64_t)1 << (bits - 1);
-    const uint64_t all = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
-    if (m->key_kind == 1) {
-        u ^= sign;
-    } else if (m->key_kind == 2) {
-        const uint64_t expo = bits == 32 ? 0x7f800000u : 0x7ff0000000000000ull;
-        const uint64_t mant = bits == 32 ? 0x007fffffu : 0x000fffffffffffffull;
-        if ((u & ~sign) == 0)
-            u = 0; /* -0.0 reads as +0.0 */
-        if ((u & expo) == expo && (u & mant))
-            u = all; /* every NaN as all ones */
-        else
-            u = (u & sign) ? (~u & all) : (u | sign);
-    }
+    u = clsort_key_image(u, m->key_bytes, m->key_kind);
     u >>= m->begin_bit;
     const unsigned w = m->end_bit - m->begin_bit;
     if (w < 64)

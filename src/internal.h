@@ -20,6 +20,28 @@ static inline size_t pow2_ceil(size_t x)
     return p;
 }
 
+/* A key's order-preserving unsigned image (clsort.h, "Key order") from its
+ * bits: the key itself for unsigned types, the sign bit flipped for signed
+ * ones; for floats -0.0 reads as +0.0, every NaN as all ones, and the bits
+ * are flipped as the order requires. kind: 0 unsigned, 1 signed, 2 float. */
+static inline uint64_t clsort_key_image(uint64_t u, unsigned bytes, unsigned kind)
+{
+    const unsigned bits = bytes * 8;
+    const uint64_t sign = (uint64_t)1 << (bits - 1);
+    const uint64_t all = bits == 64 ? ~(uint64_t)0 : (((uint64_t)1 << bits) - 1);
+    if (kind == 1)
+        return u ^ sign;
+    if (kind != 2)
+        return u;
+    const uint64_t expo = bits == 32 ? 0x7f800000u : 0x7ff0000000000000ull;
+    const uint64_t mant = bits == 32 ? 0x007fffffu : 0x000fffffffffffffull;
+    if ((u & ~sign) == 0)
+        u = 0; /* -0.0 reads as +0.0 */
+    if ((u & expo) == expo && (u & mant))
+        return all; /* every NaN as all ones */
+    return (u & sign) ? (~u & all) : (u | sign);
+}
+
 /* ------------------------------------------------------------ device facts */
 
 typedef enum clsort_vendor {
@@ -280,6 +302,14 @@ struct clsort_context {
         cl_event event;
     } *prof;
     size_t nprof, prof_cap;
+    /* the host tier (tier.c) */
+    struct clsort_tier_job *tier_job; /* the background build (NULL: none) */
+    uint32_t tier_warm[64];           /* kinds of sort known warm here */
+    size_t ntier_warm;
+    bool tier_off;    /* a background build failed: every sort on the device */
+    bool tier_bypass; /* a warmup runs: its sorts take the device */
+    int tier_force;   /* tests (clsort_tier_force) */
+    int tier_last;    /* the last host-array sort: 1 on the host tier */
 };
 
 /* Records a command's event when profiling (takes the reference). */
@@ -512,5 +542,64 @@ typedef struct clsort_merge {
     size_t *starts;         /* nruns + 1 run boundaries; overwritten */
 } clsort_merge;
 void clsort_host_merge(clsort_team *t, const clsort_merge *m);
+
+/* ------------------------------------------------------------ the host tier */
+
+/* A sort of host arrays on the calling thread (host_radix.c), with the
+ * device's results byte for byte: keys_in to keys_out (the same array, or
+ * NULL for an argsort), values (value_size bytes each) moved with the keys
+ * in place, or the sorting permutation written to indices (index_bytes 4
+ * or 8). Fails only for host memory, before any array is written. */
+typedef struct clsort_host_radix_job {
+    clsort_key_kind key;
+    unsigned begin_bit, end_bit;
+    bool descending;
+    size_t n;
+    const void *keys_in;
+    void *keys_out;
+    void *values;
+    size_t value_size;
+    void *indices;
+    unsigned index_bytes;
+} clsort_host_radix_job;
+clsort_status clsort_host_radix_sort(clsort_context *ctx, const char *fn,
+                                     const clsort_host_radix_job *job);
+
+/* What a host-array sort asks of the tier (tier.c): its kind of data, which
+ * decides the programs it takes, and whether it takes the tuned route. */
+typedef struct clsort_tier_request {
+    clsort_type key_type;
+    unsigned mode;        /* 0 keys, 1 pairs, 2 argsort */
+    size_t value_size;    /* pairs */
+    unsigned index_bytes; /* argsort: 4 or 8 */
+    size_t n;
+    bool tuned_route;     /* options ask for AUTO and the tuned digit width */
+} clsort_tier_request;
+/* Where a host-array sort runs: *on_host true when its programs are not
+ * yet built and warm on this device (then they start building in the
+ * background, if nothing builds yet). First joins a background build that
+ * has ended: its failure is returned (and the tier is off from then on). */
+clsort_status clsort_tier_route(clsort_context *ctx, const clsort_tier_request *rq,
+                                bool *on_host);
+/* Joins an ended background build (a failure is returned); with wait, one
+ * still running too. */
+clsort_status clsort_tier_join(clsort_context *ctx, bool wait);
+/* Stops the background build at its next step and joins it (release). */
+void clsort_tier_release(clsort_context *ctx);
+/* Records that a warmup prepared these programs (warmup.c): this process
+ * and, through the cache folder, later ones run them on the device. */
+void clsort_tier_mark_warm(clsort_context *ctx, const clsort_tier_request *rq);
+/* Sorts small random arrays of the request's kind at each size where the
+ * tuning changes the route (warmup.c); stops early, successfully, when
+ * *cancel becomes true. */
+clsort_status clsort_warm_kind(clsort_context *ctx, const clsort_tier_request *rq,
+                               const _Atomic bool *cancel);
+/* Tests: 1 on the host for every host-array sort the tier may take, never
+ * building in the background; 0 as tuned. */
+void clsort_tier_force(clsort_context *ctx, int on);
+/* Tests: 1 when the context's last host-array sort ran on the host tier, 0
+ * on the device; whether a background build is running. */
+int clsort_tier_last(const clsort_context *ctx);
+int clsort_tier_running(const clsort_context *ctx);
 
 #endif /* CLSORT_INTERNAL_H */

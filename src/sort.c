@@ -151,7 +151,8 @@ static clsort_status check_context(clsort_context *ctx, const char *fn)
         return CLSORT_ERROR_INVALID_ARGUMENT; /* nowhere to put a message */
     clsort_clear_error(ctx);
     (void)fn;
-    return CLSORT_SUCCESS;
+    /* a background build that has ended: its programs, or its failure */
+    return clsort_tier_join(ctx, false);
 }
 
 /* The job's value side, once keys and values are known. */
@@ -683,6 +684,33 @@ static clsort_status host_sort(clsort_context *ctx, request *rq, const void *key
     return host_sort_one(ctx, rq, &ha);
 }
 
+/* Host arrays through the tier (tier.c): on the host while the kernels of
+ * this kind of sort build in the background, else as host_sort. */
+static clsort_status host_sort_tiered(clsort_context *ctx, request *rq, clsort_type key_type,
+                                      const clsort_options *options, const void *keys_in,
+                                      void *keys_out, void *values, void *indices)
+{
+    const clsort_tier_request tr = {
+        key_type, (unsigned)rq->mode, rq->value_size, rq->index_bytes, rq->job.n,
+        !options || (options->algorithm == CLSORT_ALGORITHM_AUTO && options->radix_bits == 0)};
+    bool on_host = false;
+    CLSORT_TRY(clsort_tier_route(ctx, &tr, &on_host));
+    if (!on_host)
+        return host_sort(ctx, rq, keys_in, keys_out, values, indices);
+    const clsort_radix_job *j = &rq->job;
+    const clsort_host_radix_job h = {j->key,         j->begin_bit,   j->end_bit,
+                                     j->descending,  j->n,           keys_in,
+                                     keys_out,       values,         rq->value_size,
+                                     indices,        rq->index_bytes};
+    if (clsort_host_radix_sort(ctx, rq->fn, &h) == CLSORT_SUCCESS)
+        return CLSORT_SUCCESS;
+    /* no host memory for the host sort (nothing written): the device, as
+     * without the tier */
+    clsort_clear_error(ctx);
+    ctx->tier_last = 0;
+    return host_sort(ctx, rq, keys_in, keys_out, values, indices);
+}
+
 clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *keys, size_t n,
                                const clsort_options *options)
 {
@@ -693,7 +721,7 @@ clsort_status clsort_sort_keys(clsort_context *ctx, clsort_type key_type, void *
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "clsort_sort_keys: keys is NULL");
     if (n < 2)
         return CLSORT_SUCCESS;
-    return host_sort(ctx, &rq, keys, keys, NULL, NULL);
+    return host_sort_tiered(ctx, &rq, key_type, options, keys, keys, NULL, NULL);
 }
 
 clsort_status clsort_sort_keys_copy(clsort_context *ctx, clsort_type key_type, const void *keys,
@@ -715,7 +743,7 @@ clsort_status clsort_sort_keys_copy(clsort_context *ctx, clsort_type key_type, c
             memcpy(sorted, keys, bytes);
         return CLSORT_SUCCESS;
     }
-    return host_sort(ctx, &rq, keys, sorted, NULL, NULL);
+    return host_sort_tiered(ctx, &rq, key_type, options, keys, sorted, NULL, NULL);
 }
 
 clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type key_type, void *keys,
@@ -733,7 +761,7 @@ clsort_status clsort_sort_pairs(clsort_context *ctx, clsort_type key_type, void 
                            "clsort_sort_pairs: keys and values overlap");
     if (n < 2)
         return CLSORT_SUCCESS;
-    return host_sort(ctx, &rq, keys, keys, values, NULL);
+    return host_sort_tiered(ctx, &rq, key_type, options, keys, keys, values, NULL);
 }
 
 clsort_status clsort_argsort(clsort_context *ctx, clsort_type key_type, const void *keys,
@@ -758,7 +786,7 @@ clsort_status clsort_argsort(clsort_context *ctx, clsort_type key_type, const vo
             *(uint64_t *)indices = 0;
         return CLSORT_SUCCESS;
     }
-    return host_sort(ctx, &rq, keys, NULL, NULL, indices);
+    return host_sort_tiered(ctx, &rq, key_type, options, keys, NULL, NULL, indices);
 }
 
 /* --------------------------------------------------------- device buffers */

@@ -161,6 +161,13 @@
     X(scan_onepass, NUM, 0, 1, none,                                                              \
       "1: single-pass look-back scan; 0: reduce, scan the sums, scan")
 
+/* The first calls: host arrays sorted on the host while the kernels build
+ * (tier.c). */
+#define CLSORT_TUNING_KEYS_TIER(X)                                                                \
+    X(tier_max, NUM, 0, 0x7fffffffu, none,                                                        \
+      "host-array sorts of up to this n on the tuned route whose kernels are not yet built "      \
+      "and warm: sorted on the host while they build in the background (0: never)")
+
 /* The stems, in the order of the spec that clsort_tuning_format writes:
  * S(stem, title). */
 #define CLSORT_TUNING_STEMS(S)                                                                    \
@@ -171,7 +178,8 @@
     S(SEGMENTS, "Segmented sorts")                                                                \
     S(BITONIC, "Bitonic sorts")                                                                   \
     S(SELECTION, "Selection sort")                                                                \
-    S(SCAN, "Scans")
+    S(SCAN, "Scans")                                                                              \
+    S(TIER, "First calls: the host tier")
 
 /* Every key, stem after stem. */
 #define CLSORT_TUNING_KEYS(X)                                                                     \
@@ -182,7 +190,8 @@
     CLSORT_TUNING_KEYS_SEGMENTS(X)                                                                \
     CLSORT_TUNING_KEYS_BITONIC(X)                                                                 \
     CLSORT_TUNING_KEYS_SELECTION(X)                                                               \
-    CLSORT_TUNING_KEYS_SCAN(X)
+    CLSORT_TUNING_KEYS_SCAN(X)                                                                    \
+    CLSORT_TUNING_KEYS_TIER(X)
 
 /* Removed keys: R(key, noop, why, instead). A spec that names one fails
  * with a message that names it, why it went and what to use instead; a

@@ -42,6 +42,64 @@ static size_t warmup_sizes(const clsort_tuning *t, size_t *out)
     return n;
 }
 
+/* Random bits: every pass of every key type runs (no digit is constant). */
+static void random_bits(unsigned char *p, size_t words)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < words; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        memcpy(p + 8 * i, &x, 8);
+    }
+}
+
+clsort_status clsort_warm_kind(clsort_context *ctx, const clsort_tier_request *rq,
+                               const _Atomic bool *cancel)
+{
+    size_t sizes[8];
+    const size_t nsizes = warmup_sizes(&ctx->tuning, sizes);
+    const size_t maxn = sizes[nsizes - 1];
+    const size_t ks = clsort_type_size(rq->key_type);
+    /* records of any size other than the passes' take the same programs:
+     * 3-byte ones stand for them all */
+    size_t vs = rq->mode == 1 ? rq->value_size : rq->mode == 2 ? rq->index_bytes : 0;
+    if (vs > 16 || (vs && (vs & (vs - 1))))
+        vs = 3;
+    unsigned char *keys = malloc(maxn * 8), *save = malloc(maxn * 8);
+    unsigned char *vals = vs ? malloc(maxn * vs) : NULL;
+    if (!keys || !save || (vs && !vals)) {
+        free(keys);
+        free(vals);
+        free(save);
+        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
+    }
+    random_bits(save, maxn);
+    const bool bypass = ctx->tier_bypass;
+    ctx->tier_bypass = true; /* these sorts are for the device */
+    clsort_status s = CLSORT_SUCCESS;
+    for (size_t k = 0; k < nsizes && s == CLSORT_SUCCESS; k++) {
+        const size_t n = sizes[k];
+        if (cancel && *cancel)
+            break;
+        if (n * ks > ctx->facts.max_alloc_bytes / 4 || n * vs > ctx->facts.max_alloc_bytes / 4)
+            continue;
+        memcpy(keys, save, n * ks);
+        if (rq->mode == 0)
+            s = clsort_sort_keys(ctx, rq->key_type, keys, n, NULL);
+        else if (rq->mode == 1)
+            s = clsort_sort_pairs(ctx, rq->key_type, keys, vals, vs, n, NULL);
+        else
+            s = clsort_argsort(ctx, rq->key_type, save, n,
+                               rq->index_bytes == 8 ? CLSORT_U64 : CLSORT_U32, vals, NULL);
+    }
+    ctx->tier_bypass = bypass;
+    free(keys);
+    free(vals);
+    free(save);
+    return s;
+}
+
 clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *types, size_t ntypes,
                                     unsigned flags)
 {
@@ -59,43 +117,22 @@ clsort_status clsort_context_warmup(clsort_context *ctx, const clsort_type *type
             return clsort_fail(ctx, CLSORT_ERROR_UNSUPPORTED_TYPE,
                                "clsort_context_warmup: key type %d is not one of clsort's",
                                (int)types[i]);
-    size_t sizes[8];
-    size_t nsizes = warmup_sizes(&ctx->tuning, sizes);
-    size_t maxn = sizes[nsizes - 1];
-    /* random bits: every pass of every key type runs (no digit is constant) */
-    unsigned char *keys = malloc(maxn * 8), *vals = malloc(maxn * 4), *save = malloc(maxn * 8);
-    if (!keys || !vals || !save) {
-        free(keys);
-        free(vals);
-        free(save);
-        return clsort_fail(ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY, "out of host memory");
-    }
-    uint64_t x = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0; i < maxn; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        memcpy(save + 8 * i, &x, 8);
-    }
+    CLSORT_TRY(clsort_tier_join(ctx, false));
+    /* keys alone, then what flags adds, each kind marked warm once done */
     clsort_status s = CLSORT_SUCCESS;
     for (size_t t = 0; t < ntypes && s == CLSORT_SUCCESS; t++) {
-        const size_t ks = clsort_type_size(types[t]);
-        for (size_t k = 0; k < nsizes && s == CLSORT_SUCCESS; k++) {
-            const size_t n = sizes[k];
-            if (n * ks > ctx->facts.max_alloc_bytes / 4)
+        const clsort_tier_request kinds[] = {{types[t], 0, 0, 0, 0, true},
+                                             {types[t], 1, 4, 0, 0, true},
+                                             {types[t], 2, 0, 4, 0, true}};
+        const bool wanted[] = {true, (flags & CLSORT_WARMUP_PAIRS) != 0,
+                               (flags & CLSORT_WARMUP_ARGSORT) != 0};
+        for (size_t k = 0; k < 3 && s == CLSORT_SUCCESS; k++) {
+            if (!wanted[k])
                 continue;
-            memcpy(keys, save, n * ks);
-            s = clsort_sort_keys(ctx, types[t], keys, n, NULL);
-            if (s == CLSORT_SUCCESS && (flags & CLSORT_WARMUP_PAIRS)) {
-                memcpy(keys, save, n * ks);
-                s = clsort_sort_pairs(ctx, types[t], keys, vals, 4, n, NULL);
-            }
-            if (s == CLSORT_SUCCESS && (flags & CLSORT_WARMUP_ARGSORT))
-                s = clsort_argsort(ctx, types[t], save, n, CLSORT_U32, vals, NULL);
+            s = clsort_warm_kind(ctx, &kinds[k], NULL);
+            if (s == CLSORT_SUCCESS)
+                clsort_tier_mark_warm(ctx, &kinds[k]);
         }
     }
-    free(keys);
-    free(vals);
-    free(save);
     return s;
 }

@@ -33,6 +33,7 @@ package, then in the build/ folder of a checkout this package belongs to,
 then on the system's library path.
 """
 
+import atexit
 import ctypes
 import ctypes.util
 import os
@@ -664,6 +665,18 @@ def default_context():
         if _default is None or _default._ctx is None:  # none yet, or closed
             _default = Context()
         return _default
+
+
+def _close_default():
+    """At exit: the default context released, so that a kernel build still
+    running in the background stops at its next step before the interpreter
+    and the driver go (the host tier, docs/USAGE.md)."""
+    with _default_lock:
+        if _default is not None:
+            _default.close()
+
+
+atexit.register(_close_default)
 
 
 def warmup(dtypes=None, **kw):
