@@ -213,7 +213,7 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * The host tier: a sort of host arrays (clsort_sort_keys, _keys_copy,
  * _pairs, clsort_argsort) whose kernels are not yet built and warm on the
  * device, of at most the tuning's tier_max elements (33554432 in the
- * table; 0 turns the tier off) and with options that leave algorithm and
+ * PoCL rows, 0 in the others: off) and with options that leave algorithm and
  * radix_bits at 0, runs a radix sort on the calling thread, with results
  * identical to the device's byte for byte, while a background thread
  * builds that kind of sort's kernels as clsort_context_warmup does. Later

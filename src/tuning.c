@@ -20,8 +20,9 @@
 #include <string.h>
 
 #define ONESWEEP CLSORT_ALGORITHM_ONESWEEP
-/* Every row: host-array sorts whose kernels are cold sort on the host up
- * to this n (PERFORMANCE.md, decision log, area start-up: the host tier). */
+/* The PoCL rows: host-array sorts whose kernels are cold sort on the host
+ * up to this n (PERFORMANCE.md, decision log, area start-up: the host
+ * tier); not measured on GPUs, where the rows leave it off. */
 #define TIER_MAX (1u << 25)
 #define CLASSIC CLSORT_ALGORITHM_CLASSIC
 /* The PoCL rows' shape; LARGE_MIN: see large_bits. plan_wg 1 (the plan in
@@ -57,22 +58,19 @@ static const clsort_tuning_row table[] = {
       .small_max = 4096, .prologue_max = 0, .fused_max = 0x7fffffff, .chain_max = 262144,
       .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20,
       .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .bt_fit_wg = 1024, .sel_wg = 256,
-      .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32,
-      .tier_max = TIER_MAX}},
+      .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},
     {"AMD GPUs: onesweep, portable ranking", "not measured", 1, CLSORT_VENDOR_AMD, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024,
-      .scan_wg = 256, .scan_items = 8,
-      .tier_max = TIER_MAX}},
+      .scan_wg = 256, .scan_items = 8}},
     {"Intel GPUs: onesweep, portable ranking", "not measured", 1, CLSORT_VENDOR_INTEL, NULL, 0,
      {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 256, .os_items = 8, .os_rank = 1,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 256, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,
       .small_max = 2048, .prologue_max = 16384, .bt_wg = 256, .sel_wg = 256, .sel_block = 1024,
-      .scan_wg = 256, .scan_items = 8,
-      .tier_max = TIER_MAX}},
+      .scan_wg = 256, .scan_items = 8}},
     /* PoCL on CPUs: the same shape by core count; 11-bit digits from 2M keys
      * (large_bits) only below 8 cores (PERFORMANCE.md, decision log, area
      * CPU, `7daeba0`) */
@@ -86,16 +84,14 @@ static const clsort_tuning_row table[] = {
       .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,
       .hist_groups = 2, .plan_wg = 64, .skip_min = 0,
       .small_max = 0, .prologue_max = 0, .bt_wg = 16, .bt_cap = 16384, .sel_wg = 64,
-      .sel_block = 4096, .scan_wg = 64, .scan_items = 64,
-      .tier_max = TIER_MAX}},
+      .sel_block = 4096, .scan_wg = 64, .scan_items = 64}},
     {"default: the classic strategy needs no forward progress between groups", "not measured",
      -1, CLSORT_VENDOR_OTHER, NULL, 0,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 128, .os_items = 8, .os_rank = 1,
       .cl_wg = 128, .cl_items = 8, .cl_groups = 4, .hist_wg = 128, .hist_items = 8,
       .hist_groups = 8, .plan_wg = 128, .skip_min = 1u << 20,
       .small_max = 0, .prologue_max = 16384, .bt_wg = 128, .sel_wg = 128, .sel_block = 1024,
-      .scan_wg = 128, .scan_items = 8,
-      .tier_max = TIER_MAX}},
+      .scan_wg = 128, .scan_items = 8}},
 };
 #define NROWS (sizeof table / sizeof table[0])
 

@@ -111,6 +111,10 @@ static clsort_context *tier_context(const char *dir)
         exit(77);
     }
     CHECK(s == CLSORT_SUCCESS, "context: %s", clsort_context_last_error(NULL));
+    /* the tier on whatever the device's row says (the GPU rows leave it off) */
+    if (ctx)
+        CHECK(clsort_context_set_tuning(ctx, "tier_max=1048576") == CLSORT_SUCCESS, "tuning: %s",
+              clsort_context_last_error(ctx));
     return ctx;
 }
 
