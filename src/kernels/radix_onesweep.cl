@@ -11,8 +11,8 @@
  * says whether this pass runs at all and which buffers it reads and writes.
  * The CPU shape, one work-item per tile, is radix_msd.cl.
  *
- * Program: common.cl, radix_layout.h, radix.cl, radix_lookback.cl, this
- * file, radix_passes.cl. Defines it needs, besides theirs:
+ * Program: layout.h, common.cl, radix_layout.h, radix.cl, radix_lookback.cl,
+ * this file, radix_passes.cl. Defines it needs, besides theirs:
  *   CLSORT_OS_RANK   how a tile is ranked: 1 a local-memory counting sort
  *                    of 4-bit sub-digits (portable); 3 one warp ballot per
  *                    digit bit, 4 one local atomic_or per key into the
