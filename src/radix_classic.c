@@ -12,8 +12,8 @@ static size_t cl_local_bytes(const radix_shape *s, unsigned items)
     if (s->cl_wg == 1)
         return 0;
     size_t tile = (size_t)s->cl_wg * items, R = s->radix, ib = s->idx_bytes;
-    return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->cl_wg) * 2 + R * 4 +
-           2 * R * ib + scan_words(s->cl_wg) * 4;
+    return tile * s->key_bytes + tile + 2 * tile * 2 + (size_t)RANK_CNT_WORDS(s->cl_wg) * 2 +
+           R * 4 + 2 * R * ib + (size_t)SCAN_LOCAL_WORDS(s->cl_wg) * 4;
 }
 
 /* The classic part of a shape: the scatter's tile, the groups and their

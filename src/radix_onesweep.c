@@ -10,38 +10,23 @@
 
 #include <stdio.h>
 
-/* Local memory of the onesweep kernel, mirroring the declarations in
- * radix_onesweep.cl and radix_msd.cl (os_mem): rank, work-group size, keys
- * per work-item, RADIX, and the bytes of a key, a value (0: none) and an
- * index. */
+/* Local memory of the onesweep kernel (os_mem; OS_MEM_BYTES, radix_layout.h,
+ * less its slack): rank, work-group size, keys per work-item, RADIX, and the
+ * bytes of a key, a value (0: none) and an index. */
 size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, size_t R,
                                    size_t key_bytes, size_t val_bytes, size_t idx_bytes)
 {
-    size_t tile = (size_t)wg * items;
-    switch (rank) {
-    case CLSORT_RANK_SERIAL: /* the tile, staged in digit order */
-        return tile * (key_bytes + val_bytes);
-    case CLSORT_RANK_LOCAL:
-        return tile * key_bytes + tile + 2 * tile * 2 + rank_cnt_words(wg) * 2 + R * 8 +
-               R * idx_bytes + scan_words(wg) * 4 + 8; /* + the tile's number and the next */
-    default: {
-        size_t sb = key_bytes > val_bytes ? key_bytes : val_bytes;
-        /* the warps' counters (and, for atomic_or, their digit masks) */
-        size_t wh_words = (wg / 32) * R * (rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
-        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
-        size_t wsum = R % 32 == 0 && R <= wg ? R / 32 * 4 : 0; /* the digit scan's warp sums */
-        return (stage > wh ? stage : wh) + R * 8 + R * idx_bytes + scan_words(wg) * 4 + 8 + wsum;
-    }
-    }
+    const size_t w = wg, tile = w * items;
+    return OS_MEM_BYTES(rank, w, tile, R, key_bytes, val_bytes, idx_bytes);
 }
 
-/* The kernels' struct of a tile's local memory (os_mem): the tile number
- * and up to 28 bytes of padding (before 16-byte values, and at the end). */
+/* The kernels' struct of a tile's local memory (os_mem), its padding
+ * included. */
 static size_t os_mem_bytes(const radix_shape *s, unsigned items)
 {
     return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
                                        s->val_bytes, s->idx_bytes) +
-           32;
+           OS_MEM_SLACK;
 }
 
 /* clsort_radix_single: the tile's memory, or the counts of every pass with
@@ -49,7 +34,7 @@ static size_t os_mem_bytes(const radix_shape *s, unsigned items)
 size_t radix_single_local_bytes(const radix_shape *s)
 {
     size_t tile = os_mem_bytes(s, s->os_items);
-    size_t plan = scan_words(s->os_wg) * 8 + (size_t)s->max_passes * (s->radix + 1) * 4 + 16;
+    size_t plan = (size_t)SCAN_LOCAL_WORDS(s->os_wg) * 8 + (size_t)s->max_passes * (s->radix + 1) * 4 + 16;
     return tile > plan ? tile : plan;
 }
 

@@ -48,10 +48,7 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, unsigned i
 static size_t scan_local_bytes(const clsort_context *ctx, size_t es, size_t items)
 {
     const size_t wg = ctx->tuning.scan_wg, block = wg * items;
-    size_t leaves = 1;
-    while (leaves < wg)
-        leaves *= 2;
-    const size_t group_scan = (leaves + leaves / 16 + 1) * es; /* SCAN_LOCAL_WORDS */
+    const size_t group_scan = SCAN_LOCAL_WORDS(wg) * es;
     const size_t tile = (block + block / 32) * es;
     const size_t blocks = tile + group_scan;
     size_t onepass;

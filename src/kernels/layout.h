@@ -1,9 +1,10 @@
 /* layout.h - what every program shares with the host: each kernel's
- * argument list, the one declaration of its parameters. Prepended to every
- * program's sources (before common.cl) and included by the host
- * (internal.h), so that no argument order is written twice: preprocessor
- * definitions only, valid C and OpenCL C. The radix sort's words (the
- * plan's state, pass and phase codes) are in radix_layout.h.
+ * argument list, the one declaration of its parameters, and the size of
+ * the work-group scan's local array. Prepended to every program's sources
+ * (before common.cl) and included by the host (internal.h), so that no
+ * argument order or size is written twice: preprocessor definitions only,
+ * valid C and OpenCL C. The radix sort's words (the plan's state, pass and
+ * phase codes, the onesweep tile's local memory) are in radix_layout.h.
  *
  * CLSORT_ARGS_<kernel>(X) lists the kernel's parameters in order, as
  * X(type, name), the type as OpenCL C spells it (KEY_T, VAL_T, idx_t: the
@@ -26,6 +27,15 @@
 #define CLSORT_PARAMS_DROP_(first, ...) __VA_ARGS__
 #define CLSORT_PARAMS_OF_(...) CLSORT_PARAMS_DROP_(__VA_ARGS__)
 #define CLSORT_PARAMS(kernel_name) CLSORT_PARAMS_OF_(CLSORT_ARGS_##kernel_name(CLSORT_PARAM_))
+
+/* The work-group scan's local words (common.cl: the values at SCAN_PAD(i),
+ * one word of padding every 16; SCAN_LOCAL_WORDS words for wg work-items,
+ * wg in 1..4096), which the host counts in kernels' local memory. */
+#define SCAN_PAD(i) ((i) + ((i) >> 4))
+#define CLSORT_SMEAR_(v) ((v) | (v) >> 1 | (v) >> 2 | (v) >> 3 | (v) >> 4 | (v) >> 5 | \
+                          (v) >> 6 | (v) >> 7 | (v) >> 8 | (v) >> 9 | (v) >> 10 | (v) >> 11)
+#define CLSORT_POW2CEIL(x) (CLSORT_SMEAR_((x) - 1) + 1) /* x in 1..4096 */
+#define SCAN_LOCAL_WORDS(wg) (SCAN_PAD(CLSORT_POW2CEIL(wg)) + 1)
 
 /* radix.cl */
 #define CLSORT_ARGS_clsort_radix_upfront(X)                                                        \

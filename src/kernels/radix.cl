@@ -738,8 +738,8 @@ inline void clsort_load_tile_local(const global KEY_T *src, idx_t t0, uint cnt, 
  * array indexed by offset, because PoCL 3.1 miscompiles a select between
  * two local arrays). Returns the offset (0 or tile) of the final order:
  * perm[offset + i] is the tile index of the i-th key in digit order. The
- * tile holds get_local_size(0) * items positions, at most 65536. */
-#define RANK_CNT_WORDS(wg) (SCAN_PAD(16 * (wg)) + 1)
+ * tile holds get_local_size(0) * items positions, at most 65536; cnt holds
+ * RANK_CNT_WORDS(get_local_size(0)) words (radix_layout.h). */
 inline uint clsort_rank_local(local const uchar *ldig, uint items, local ushort *perm,
                               local ushort *cnt, local uint *scan_s)
 {

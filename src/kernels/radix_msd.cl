@@ -30,8 +30,9 @@
 #endif
 #define OS_MSD_LAUNCHES 1 /* the top pass's launch runs the pass the plan chose */
 
-/* The local memory of a tile (clsort_onesweep_local_bytes in radix.c
- * counts it): the tile in digit order. */
+/* The local memory of a tile: the tile in digit order (OS_MEM_BYTES in
+ * radix_layout.h counts it for the host, and the check after it stops the
+ * build where the two disagree). */
 typedef struct os_mem {
     KEY_T stage_k[OS_TILE];
 #if HAVE_VALUES
@@ -40,6 +41,8 @@ typedef struct os_mem {
     uint tile; /* the tile's number */
     uint next; /* unused: the serial shape has no persistent work-groups */
 } os_mem;
+OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_KEY_BYTES,
+                          CLSORT_VAL_BYTES, sizeof(idx_t)));
 
 /* Non-temporal stores (the CPU shape on x86-64 through clang, as PoCL's
  * kernels are built; the host's choice, tuning nt_min): sorts of at least
