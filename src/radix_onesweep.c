@@ -29,12 +29,12 @@ static size_t os_mem_bytes(const radix_shape *s, unsigned items)
            OS_MEM_SLACK;
 }
 
-/* clsort_radix_single: the tile's memory, or the counts of every pass with
- * the plan's scan, whichever is larger (a union). */
+/* clsort_radix_single: the tile's memory, or its plan's (the counts of
+ * every pass with the plan's scan), whichever is larger (a union). */
 size_t radix_single_local_bytes(const radix_shape *s)
 {
     size_t tile = os_mem_bytes(s, s->os_items);
-    size_t plan = (size_t)SCAN_LOCAL_WORDS(s->os_wg) * 8 + (size_t)s->max_passes * (s->radix + 1) * 4 + 16;
+    size_t plan = SINGLE_PLAN_BYTES((size_t)s->os_wg, (size_t)s->max_passes, (size_t)s->radix);
     return tile > plan ? tile : plan;
 }
 

@@ -86,10 +86,11 @@
                                  OS_MEM_16_(OS_MEM_WARP_WORDS_(rank, wg, radix) * 4)) +        \
                          OS_MEM_COMMON_(wg, radix, ib) + OS_MEM_WSUM_(wg, radix))
 #define OS_MEM_SLACK 32
-/* (the tile's digit bases, two words per digit, the work-group scan, the
- * tile's number and the next; the warp rankings' stage, which their
- * counters (and atomic_or's digit masks) share, in 16-byte words; their
- * digit scan's warp sums) */
+/* (its parts: the two words per digit of every ranking, the digit bases,
+ * the work-group scan, the tile's number and the next; the larger of the
+ * warp rankings' stage and their counters (atomic_or's: and digit masks),
+ * which share memory, in 16-byte words; the warp sums of their digit
+ * scan) */
 #define OS_MEM_COMMON_(wg, radix, ib) ((radix) * 8 + (radix) * (ib) + SCAN_LOCAL_WORDS(wg) * 4 + 8)
 #define OS_MEM_MAX_(a, b) ((a) > (b) ? (a) : (b))
 #define OS_MEM_16_(bytes) (((bytes) + 15) / 16 * 16)
@@ -100,5 +101,13 @@
 #define OS_MEM_CHECK(bytes)                                                                    \
     typedef char os_mem_counted_[(bytes) <= sizeof(os_mem) &&                                  \
                                          sizeof(os_mem) <= (bytes) + OS_MEM_SLACK ? 1 : -1]
+/* At least the bytes of clsort_radix_single's plan (single_plan_mem,
+ * radix_passes.cl, which shares its local memory with the tile's), for wg
+ * work-items, at most `passes` passes and `radix` digits: the work-group
+ * scan's words as 8-byte indices, the counts and constant digits of every
+ * pass, 16 bytes for padding. radix_passes.cl checks that it holds the
+ * struct. */
+#define SINGLE_PLAN_BYTES(wg, passes, radix) \
+    (SCAN_LOCAL_WORDS(wg) * 8 + (passes) * ((radix) + 1) * 4 + 16)
 
 #endif

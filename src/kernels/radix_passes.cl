@@ -219,6 +219,9 @@ typedef struct single_plan_mem {
     uint h[MAX_PASSES * RADIX];
     uint constant_digit[MAX_PASSES];
 } single_plan_mem;
+/* (a build error where SINGLE_PLAN_BYTES, radix_layout.h, does not hold it) */
+typedef char single_plan_counted_
+    [sizeof(single_plan_mem) <= SINGLE_PLAN_BYTES(CLSORT_OS_WG, MAX_PASSES, RADIX) ? 1 : -1];
 
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
 void clsort_radix_single(CLSORT_PARAMS(clsort_radix_single))
