@@ -68,8 +68,8 @@ clsort_status clsort_bitonic_program(clsort_context *ctx, const clsort_radix_job
              job->key.bytes, job->key.kind, job->vals ? job->val_bytes : 0,
              ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, v->cap, v->wg, stable ? 1 : 0,
              ctx->tuning.bt_regs, ctx->tuning.sel_wg, ctx->tuning.sel_block);
-    static const char *const files[] = {"common.cl", "bitonic.cl", "selection.cl"};
-    return clsort_program_get(ctx, files, 3, opts, prog);
+    static const char *const files[] = {"layout.h", "common.cl", "bitonic.cl", "selection.cl"};
+    return clsort_program_get(ctx, files, sizeof files / sizeof files[0], opts, prog);
 }
 
 clsort_order_args clsort_order_of(const clsort_radix_job *job)
@@ -126,13 +126,18 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
                 per /= 2;
             cl_ulong n_all = job->n, count = seg->count;
             cl_uint per_group = (cl_uint)per, block_arg = (cl_uint)block;
-            clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(vals),
-                                 CLSORT_ARG(voff), CLSORT_ARG(offs), CLSORT_ARG(ooff),
-                                 CLSORT_ARG(use_off), CLSORT_ARG(first), CLSORT_ARG(seg_len),
-                                 CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
-                                 CLSORT_ARG(gen), CLSORT_ARG(n_all), CLSORT_ARG(count),
-                                 CLSORT_ARG(per_group), CLSORT_ARG(block_arg)};
-            CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_bitonic_segments", args));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_bitonic_segments,
+                                       .keys = CLSORT_ARG(job->keys),
+                                       .keys_off = CLSORT_ARG(koff), .vals = CLSORT_ARG(vals),
+                                       .vals_off = CLSORT_ARG(voff), .offsets = CLSORT_ARG(offs),
+                                       .offsets_off = CLSORT_ARG(ooff),
+                                       .use_offsets = CLSORT_ARG(use_off),
+                                       .first = CLSORT_ARG(first), .seg_len = CLSORT_ARG(seg_len),
+                                       .begin_bit = CLSORT_ARG(o.begin), .wmask = {o.kb, &o.wmask},
+                                       .desc = CLSORT_ARG(o.desc), .gen_index = CLSORT_ARG(gen),
+                                       .n = CLSORT_ARG(n_all), .count = CLSORT_ARG(count),
+                                       .per_group = CLSORT_ARG(per_group),
+                                       .block = CLSORT_ARG(block_arg)));
             return clsort_launch(ctx, k, "clsort_bitonic_segments",
                                  div_up(seg->count, per) * v.wg, v.wg, seq);
         }
@@ -162,12 +167,14 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_bitonic_unpack", &ku));
     cl_ulong a_pad = seg_pad, a_npad = npad;
     {
-        clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(offs),
-                             CLSORT_ARG(ooff), CLSORT_ARG(use_off), CLSORT_ARG(first),
-                             CLSORT_ARG(seg_len), CLSORT_ARG(a_pad), CLSORT_ARG(a_npad),
-                             CLSORT_ARG(o.begin), {o.kb, &o.wmask}, CLSORT_ARG(o.desc),
-                             CLSORT_ARG(ok), CLSORT_ARG(oi)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kp, "clsort_bitonic_pack", args));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kp, clsort_bitonic_pack, .keys = CLSORT_ARG(job->keys),
+                                   .keys_off = CLSORT_ARG(koff), .offsets = CLSORT_ARG(offs),
+                                   .offsets_off = CLSORT_ARG(ooff),
+                                   .use_offsets = CLSORT_ARG(use_off), .first = CLSORT_ARG(first),
+                                   .seg_len = CLSORT_ARG(seg_len), .seg_pad = CLSORT_ARG(a_pad),
+                                   .npad = CLSORT_ARG(a_npad), .begin_bit = CLSORT_ARG(o.begin),
+                                   .wmask = {o.kb, &o.wmask}, .desc = CLSORT_ARG(o.desc),
+                                   .ok = CLSORT_ARG(ok), .oi = CLSORT_ARG(oi)));
         CLSORT_TRY(clsort_launch(ctx, kp, "clsort_bitonic_pack", loop_groups(ctx, npad, 1024) * 256,
                                  256, seq));
     }
@@ -176,10 +183,10 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
     cl_uint kfrom = 2;
     if (!plain) { /* sequences up to a block, entirely in local memory */
         cl_uint kto = block, jfrom = block;
-        clsort_arg args[] = {CLSORT_ARG(ok),    CLSORT_ARG(oi),   CLSORT_ARG(a_pad),
-                             CLSORT_ARG(block), CLSORT_ARG(kfrom), CLSORT_ARG(kto),
-                             CLSORT_ARG(jfrom)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kl, "clsort_bitonic_local", args));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kl, clsort_bitonic_local, .ok = CLSORT_ARG(ok),
+                                   .oi = CLSORT_ARG(oi), .seg_pad = CLSORT_ARG(a_pad),
+                                   .block = CLSORT_ARG(block), .kfrom = CLSORT_ARG(kfrom),
+                                   .kto = CLSORT_ARG(kto), .jfrom = CLSORT_ARG(jfrom)));
         CLSORT_TRY(clsort_launch(ctx, kl, "clsort_bitonic_local", npad / block * v.wg, v.wg, seq));
         kfrom = block * 2;
     }
@@ -188,30 +195,34 @@ clsort_status clsort_bitonic_run(clsort_context *ctx, const clsort_radix_job *jo
         size_t jstop = plain ? 1 : block;
         for (size_t jj = kk >> 1; jj >= jstop; jj >>= 1) {
             cl_uint j32 = (cl_uint)jj;
-            clsort_arg args[] = {CLSORT_ARG(ok), CLSORT_ARG(oi), CLSORT_ARG(a_npad),
-                                 CLSORT_ARG(a_pad), CLSORT_ARG(k32), CLSORT_ARG(j32)};
-            CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, "clsort_bitonic_step", args));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_bitonic_step, .ok = CLSORT_ARG(ok),
+                                       .oi = CLSORT_ARG(oi), .npad = CLSORT_ARG(a_npad),
+                                       .seg_pad = CLSORT_ARG(a_pad), .k = CLSORT_ARG(k32),
+                                       .j = CLSORT_ARG(j32)));
             CLSORT_TRY(clsort_launch(ctx, ks, "clsort_bitonic_step", step_global, 256, seq));
             if (jj == 1)
                 break;
         }
         if (!plain) {
             cl_uint jfrom = block / 2;
-            clsort_arg args[] = {CLSORT_ARG(ok),    CLSORT_ARG(oi),  CLSORT_ARG(a_pad),
-                                 CLSORT_ARG(block), CLSORT_ARG(k32), CLSORT_ARG(k32),
-                                 CLSORT_ARG(jfrom)};
-            CLSORT_TRY(CLSORT_SET_ARGS(ctx, kl, "clsort_bitonic_local", args));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, kl, clsort_bitonic_local, .ok = CLSORT_ARG(ok),
+                                       .oi = CLSORT_ARG(oi), .seg_pad = CLSORT_ARG(a_pad),
+                                       .block = CLSORT_ARG(block), .kfrom = CLSORT_ARG(k32),
+                                       .kto = CLSORT_ARG(k32), .jfrom = CLSORT_ARG(jfrom)));
             CLSORT_TRY(clsort_launch(ctx, kl, "clsort_bitonic_local", npad / block * v.wg, v.wg,
                                      seq));
         }
     }
     {
-        clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff),  CLSORT_ARG(vals),
-                             CLSORT_ARG(voff),      CLSORT_ARG(offs),  CLSORT_ARG(ooff),
-                             CLSORT_ARG(use_off),   CLSORT_ARG(first), CLSORT_ARG(seg_len),
-                             CLSORT_ARG(a_pad),     CLSORT_ARG(a_npad), CLSORT_ARG(oi),
-                             CLSORT_ARG(dk),        CLSORT_ARG(dv),    CLSORT_ARG(gen)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ku, "clsort_bitonic_unpack", args));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ku, clsort_bitonic_unpack, .keys = CLSORT_ARG(job->keys),
+                                   .keys_off = CLSORT_ARG(koff), .vals = CLSORT_ARG(vals),
+                                   .vals_off = CLSORT_ARG(voff), .offsets = CLSORT_ARG(offs),
+                                   .offsets_off = CLSORT_ARG(ooff),
+                                   .use_offsets = CLSORT_ARG(use_off), .first = CLSORT_ARG(first),
+                                   .seg_len = CLSORT_ARG(seg_len), .seg_pad = CLSORT_ARG(a_pad),
+                                   .npad = CLSORT_ARG(a_npad), .oi = CLSORT_ARG(oi),
+                                   .dk = CLSORT_ARG(dk), .dv = CLSORT_ARG(dv),
+                                   .gen_index = CLSORT_ARG(gen)));
         CLSORT_TRY(clsort_launch(ctx, ku, "clsort_bitonic_unpack",
                                  loop_groups(ctx, npad, 1024) * 256, 256, seq));
     }
@@ -286,11 +297,13 @@ clsort_status clsort_segments_radix(clsort_context *ctx, const clsort_radix_job 
              seg_len = seg->seg_len;
     cl_uint use_off = seg->use_offsets, wb = wbits;
     cl_mem offs = seg->offsets;
-    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff),   CLSORT_ARG(offs),
-                         CLSORT_ARG(ooff),      CLSORT_ARG(use_off), CLSORT_ARG(first),
-                         CLSORT_ARG(seg_len),   CLSORT_ARG(o.begin), {o.kb, &o.wmask},
-                         CLSORT_ARG(wb),        CLSORT_ARG(o.desc),  CLSORT_ARG(pk)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_segments_pack64", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_segments_pack64, .keys = CLSORT_ARG(job->keys),
+                               .keys_off = CLSORT_ARG(koff), .offsets = CLSORT_ARG(offs),
+                               .offsets_off = CLSORT_ARG(ooff), .use_offsets = CLSORT_ARG(use_off),
+                               .first = CLSORT_ARG(first), .seg_len = CLSORT_ARG(seg_len),
+                               .begin_bit = CLSORT_ARG(o.begin), .wmask = {o.kb, &o.wmask},
+                               .wbits = CLSORT_ARG(wb), .desc = CLSORT_ARG(o.desc),
+                               .pk = CLSORT_ARG(pk)));
     CLSORT_TRY(clsort_launch(ctx, k, "clsort_segments_pack64", seg->count * 256, 256, seq));
     /* (segment, order key) pairs with the permutation, radix sorted. */
     clsort_radix_job r;

@@ -3,6 +3,7 @@
 #define CLSORT_INTERNAL_H
 
 #include "clsort.h"
+#include "kernels/layout.h"
 #include "tuning_keys.h"
 
 #include <stdarg.h>
@@ -351,18 +352,33 @@ void clsort_tuning_file_name(const clsort_context *ctx, char *name, size_t size)
 clsort_status clsort_query_facts(cl_platform_id platform, cl_device_id device,
                                  clsort_device_facts *f);
 
-/* Sets a kernel's arguments from a list; returns the first error. */
+/* A kernel argument: its size and where its value is (0 size: not set). */
 typedef struct clsort_arg {
     size_t size;
     const void *ptr;
 } clsort_arg;
 #define CLSORT_ARG(x) ((clsort_arg){sizeof(x), &(x)})
-clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name,
-                              const clsort_arg *args, size_t nargs);
-/* Every argument of a kernel from an array of them, in the order of the
- * kernel's parameters; a count that differs from the kernel's is an error. */
-#define CLSORT_SET_ARGS(ctx, k, name, args) \
-    clsort_set_args((ctx), (k), (name), (args), sizeof(args) / sizeof((args)[0]))
+/* Sets every argument of a kernel by the names of its parameters in its
+ * list (kernels/layout.h), in designated initializers:
+ *     CLSORT_SET_ARGS(ctx, k, clsort_iota, .v = CLSORT_ARG(v), .v_off = CLSORT_ARG(off),
+ *                     .n = idx_of(s, &a_n, n))
+ * A name that is not a parameter does not compile; a parameter left out
+ * fails with CLSORT_ERROR_INTERNAL naming it, as does a list whose length
+ * is not the kernel's number of arguments. Returns the first error. */
+#define CLSORT_SET_ARGS(ctx, k, kernel_name, ...)                                        \
+    clsort_set_args((ctx), (k), #kernel_name,                                            \
+                    &(struct { CLSORT_ARGS_##kernel_name(CLSORT_ARG_FIELD_) }){          \
+                        __VA_ARGS__},                                                    \
+                    CLSORT_ARG_NAMES_(kernel_name),                                      \
+                    sizeof(CLSORT_ARG_NAMES_(kernel_name)) / sizeof(const char *))
+#define CLSORT_ARG_FIELD_(type, name) clsort_arg name;
+#define CLSORT_ARG_NAME_(type, name) #name,
+#define CLSORT_ARG_NAMES_(kernel_name) \
+    ((const char *const[]){CLSORT_ARGS_##kernel_name(CLSORT_ARG_NAME_)})
+/* args: nargs clsort_arg in a row (CLSORT_SET_ARGS's struct); names: the
+ * parameters' */
+clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name, const void *args,
+                              const char *const *names, size_t nargs);
 
 /* The caller's wait list, consumed by the first command enqueued. The queue
  * is in order, so later commands follow by themselves. */

@@ -317,19 +317,30 @@ void clsort_programs_release(clsort_context *ctx)
 
 /* ------------------------------------------------------- enqueue helpers */
 
-clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name,
-                              const clsort_arg *args, size_t nargs)
+/* CLSORT_SET_ARGS's struct of clsort_arg members is read as an array of
+ * them: members of one type lie one after another, with no padding. */
+_Static_assert(sizeof(struct { clsort_arg a, b, c; }) == 3 * sizeof(clsort_arg),
+               "a struct of clsort_arg members has padding");
+
+clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name, const void *args,
+                              const char *const *names, size_t nargs)
 {
     cl_uint want = 0;
     if (clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof want, &want, NULL) == CL_SUCCESS &&
         want != nargs)
-        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "%s takes %u arguments, not %zu", name,
+        return clsort_fail(ctx, CLSORT_ERROR_INTERNAL,
+                           "%s takes %u arguments, not the %zu of its list (layout.h)", name,
                            want, nargs);
     for (size_t i = 0; i < nargs; i++) {
-        cl_int err = clSetKernelArg(k, (cl_uint)i, args[i].size, args[i].ptr);
+        clsort_arg a;
+        memcpy(&a, (const unsigned char *)args + i * sizeof a, sizeof a);
+        if (a.size == 0)
+            return clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "%s: argument %zu (%s) is not set",
+                               name, i, names[i]);
+        cl_int err = clSetKernelArg(k, (cl_uint)i, a.size, a.ptr);
         if (err != CL_SUCCESS)
-            return clsort_fail(ctx, err, "clSetKernelArg(%s, %zu) failed: %s", name, i,
-                               clsort_status_string(err));
+            return clsort_fail(ctx, err, "clSetKernelArg(%s, %zu: %s) failed: %s", name, i,
+                               names[i], clsort_status_string(err));
     }
     return CLSORT_SUCCESS;
 }

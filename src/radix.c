@@ -147,16 +147,17 @@ static clsort_status get_program(clsort_context *ctx, const radix_shape *s,
         /* the tile's shape (the CPU's serial tile and MSD order, or the
          * GPU's work-group tile) between the look-back and the kernels
          * that run tiles */
-        const char *files[] = {"common.cl", "radix_layout.h", "radix.cl", "radix_lookback.cl",
+        const char *files[] = {"layout.h", "common.cl", "radix_layout.h", "radix.cl",
+                               "radix_lookback.cl",
                                s->rank == CLSORT_RANK_SERIAL ? "radix_msd.cl"
                                                              : "radix_onesweep.cl",
                                "radix_passes.cl"};
-        return clsort_program_get(ctx, files, 6, opts, prog);
+        return clsort_program_get(ctx, files, sizeof files / sizeof files[0], opts, prog);
     }
     radix_classic_options(s, opts, len, sizeof opts);
-    static const char *const files[] = {"common.cl", "radix_layout.h", "radix.cl",
+    static const char *const files[] = {"layout.h", "common.cl", "radix_layout.h", "radix.cl",
                                         "radix_classic.cl"};
-    return clsort_program_get(ctx, files, 4, opts, prog);
+    return clsort_program_get(ctx, files, sizeof files / sizeof files[0], opts, prog);
 }
 
 static clsort_status get_buffers(clsort_context *ctx, const clsort_radix_job *job,
@@ -235,15 +236,20 @@ static clsort_status run_upfront(clsort_context *ctx, clsort_program *prog,
         cl_uint order_check = !check_order || !s->order ? 0 : q > 0 ? 2 : 1;
         cl_ulong order_at = b->order_at;
         idx_arg a_len, a_chunk;
-        clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_len, len),
-                             idx_of(s, &a_chunk, chunk), CLSORT_ARG(p_lo),  CLSORT_ARG(p_hi),
-                             CLSORT_ARG(begin),      CLSORT_ARG(end),      CLSORT_ARG(desc),
-                             CLSORT_ARG(b->counts),  CLSORT_ARG(coff),     CLSORT_ARG(b->scratch),
-                             CLSORT_ARG(bits_off),   CLSORT_ARG(want_bits), CLSORT_ARG(b->state),
-                             CLSORT_ARG(gated),      CLSORT_ARG(b->scratch), CLSORT_ARG(zero_off),
-                             CLSORT_ARG(zero_vec),   CLSORT_ARG(b->order), CLSORT_ARG(order_at),
-                             CLSORT_ARG(order_check)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_upfront", args));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_upfront, .keys = CLSORT_ARG(b->ku),
+                                   .keys_off = CLSORT_ARG(koff), .n = idx_of(s, &a_len, len),
+                                   .chunk = idx_of(s, &a_chunk, chunk), .p_lo = CLSORT_ARG(p_lo),
+                                   .p_hi = CLSORT_ARG(p_hi), .begin_bit = CLSORT_ARG(begin),
+                                   .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                                   .counts = CLSORT_ARG(b->counts), .counts_off = CLSORT_ARG(coff),
+                                   .bitwords = CLSORT_ARG(b->scratch),
+                                   .bits_off = CLSORT_ARG(bits_off),
+                                   .want_bits = CLSORT_ARG(want_bits),
+                                   .state = CLSORT_ARG(b->state), .gated = CLSORT_ARG(gated),
+                                   .zero = CLSORT_ARG(b->scratch), .zero_off = CLSORT_ARG(zero_off),
+                                   .zero_vec = CLSORT_ARG(zero_vec), .order = CLSORT_ARG(b->order),
+                                   .order_off = CLSORT_ARG(order_at),
+                                   .order_check = CLSORT_ARG(order_check)));
         CLSORT_TRY(clsort_launch(ctx, k, "clsort_radix_upfront", groups * s->hist_wg, s->hist_wg,
                                  seq));
     }
@@ -264,14 +270,17 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog,
             order = s->order;
     cl_ulong bits_off = s->bits_at, counts_at = b->counts_at, order_at = b->order_at;
     idx_arg a_n, a_msd;
-    clsort_arg args[] = {CLSORT_ARG(b->counts),  CLSORT_ARG(counts_at), CLSORT_ARG(portions),
-                         CLSORT_ARG(passes),     idx_of(s, &a_n, job->n), CLSORT_ARG(begin),
-                         CLSORT_ARG(end),        CLSORT_ARG(skip),     CLSORT_ARG(gen),
-                         idx_of(s, &a_msd, msd_max), CLSORT_ARG(phase), CLSORT_ARG(clear),
-                         CLSORT_ARG(b->scratch), CLSORT_ARG(bits_off), CLSORT_ARG(b->state),
-                         CLSORT_ARG(b->bases),   CLSORT_ARG(b->order), CLSORT_ARG(order_at),
-                         CLSORT_ARG(order)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_plan", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_plan, .counts = CLSORT_ARG(b->counts),
+                               .counts_off = CLSORT_ARG(counts_at),
+                               .portions = CLSORT_ARG(portions), .passes = CLSORT_ARG(passes),
+                               .n = idx_of(s, &a_n, job->n), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .allow_skip = CLSORT_ARG(skip),
+                               .gen_index = CLSORT_ARG(gen), .msd_max = idx_of(s, &a_msd, msd_max),
+                               .phase = CLSORT_ARG(phase), .clear = CLSORT_ARG(clear),
+                               .bitwords = CLSORT_ARG(b->scratch), .bits_off = CLSORT_ARG(bits_off),
+                               .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
+                               .order = CLSORT_ARG(b->order), .order_off = CLSORT_ARG(order_at),
+                               .order_mode = CLSORT_ARG(order)));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
@@ -288,12 +297,15 @@ static clsort_status run_prologue(clsort_context *ctx, clsort_program *prog,
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, skip = plan_skip(s), gen = job->gen_index;
     idx_arg a_n;
-    clsort_arg args[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(koff),      idx_of(s, &a_n, job->n),
-                         CLSORT_ARG(passes),   CLSORT_ARG(begin),     CLSORT_ARG(end),
-                         CLSORT_ARG(desc),     CLSORT_ARG(skip),      CLSORT_ARG(gen),
-                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_from), CLSORT_ARG(zero_words),
-                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_prologue", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_prologue, .keys = CLSORT_ARG(b->ku),
+                               .keys_off = CLSORT_ARG(koff), .n = idx_of(s, &a_n, job->n),
+                               .passes = CLSORT_ARG(passes), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                               .allow_skip = CLSORT_ARG(skip), .gen_index = CLSORT_ARG(gen),
+                               .scratch = CLSORT_ARG(b->scratch),
+                               .zero_from = CLSORT_ARG(zero_from),
+                               .zero_words = CLSORT_ARG(zero_words), .state = CLSORT_ARG(b->state),
+                               .bases = CLSORT_ARG(b->bases)));
     return clsort_launch(ctx, k, "clsort_radix_prologue", s->plan_wg, s->plan_wg, seq);
 }
 
@@ -314,13 +326,15 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
     cl_ulong koff = job->keys_off, zero_vec = s->scratch_words / 4;
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, skip = plan_skip(s), gen = job->gen_index, order = s->order;
-    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     idx_of(s, &a_n, n),
-                         idx_of(s, &a_chunk, div_up(n, groups)),
-                         CLSORT_ARG(passes),     CLSORT_ARG(begin),    CLSORT_ARG(end),
-                         CLSORT_ARG(desc),       CLSORT_ARG(skip),     CLSORT_ARG(gen),
-                         CLSORT_ARG(b->scratch), CLSORT_ARG(zero_vec), CLSORT_ARG(b->counts),
-                         CLSORT_ARG(b->state),   CLSORT_ARG(b->bases), CLSORT_ARG(order)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_upfront_plan", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_upfront_plan, .keys = CLSORT_ARG(b->ku),
+                               .keys_off = CLSORT_ARG(koff), .n = idx_of(s, &a_n, n),
+                               .chunk = idx_of(s, &a_chunk, div_up(n, groups)),
+                               .passes = CLSORT_ARG(passes), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                               .allow_skip = CLSORT_ARG(skip), .gen_index = CLSORT_ARG(gen),
+                               .zero = CLSORT_ARG(b->scratch), .zero_vec = CLSORT_ARG(zero_vec),
+                               .sync = CLSORT_ARG(b->counts), .state = CLSORT_ARG(b->state),
+                               .bases = CLSORT_ARG(b->bases), .order_mode = CLSORT_ARG(order)));
     return clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg, s->hist_wg,
                          seq);
 }
@@ -351,10 +365,11 @@ static clsort_status run_finish(clsort_context *ctx, clsort_program *prog,
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_finish", &k));
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
     idx_arg a_n;
-    clsort_arg args[] = {CLSORT_ARG(b->ku), CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                         CLSORT_ARG(b->vu), CLSORT_ARG(vu_off), CLSORT_ARG(b->va),
-                         idx_of(s, &a_n, job->n), CLSORT_ARG(b->state)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_finish", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_finish, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                               .vu = CLSORT_ARG(b->vu), .vu_off = CLSORT_ARG(vu_off),
+                               .va = CLSORT_ARG(b->va), .n = idx_of(s, &a_n, job->n),
+                               .state = CLSORT_ARG(b->state)));
     return launch_elementwise(ctx, k, "clsort_radix_finish", job->n, 16, seq);
 }
 
@@ -579,13 +594,15 @@ clsort_status clsort_radix_segments_wg(clsort_context *ctx, const clsort_radix_j
              first = seg->first, seg_len = seg->seg_len, n = job->n;
     cl_uint use_off = seg->use_offsets, passes = s.passes, begin = job->begin_bit,
             end = job->end_bit, desc = job->descending, gen = job->gen_index;
-    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff),    CLSORT_ARG(ka),
-                         CLSORT_ARG(job->vals), CLSORT_ARG(voff),    CLSORT_ARG(va),
-                         CLSORT_ARG(seg->offsets), CLSORT_ARG(ooff), CLSORT_ARG(use_off),
-                         CLSORT_ARG(first),     CLSORT_ARG(seg_len), CLSORT_ARG(n),
-                         CLSORT_ARG(passes),    CLSORT_ARG(begin),   CLSORT_ARG(end),
-                         CLSORT_ARG(desc),      CLSORT_ARG(gen)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_segments", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_segments, .ku = CLSORT_ARG(job->keys),
+                               .ku_off = CLSORT_ARG(koff), .ka = CLSORT_ARG(ka),
+                               .vu = CLSORT_ARG(job->vals), .vu_off = CLSORT_ARG(voff),
+                               .va = CLSORT_ARG(va), .offsets = CLSORT_ARG(seg->offsets),
+                               .offsets_off = CLSORT_ARG(ooff), .use_offsets = CLSORT_ARG(use_off),
+                               .first = CLSORT_ARG(first), .seg_len = CLSORT_ARG(seg_len),
+                               .n = CLSORT_ARG(n), .passes = CLSORT_ARG(passes),
+                               .begin_bit = CLSORT_ARG(begin), .end_bit = CLSORT_ARG(end),
+                               .descending = CLSORT_ARG(desc), .gen_index = CLSORT_ARG(gen)));
     return clsort_launch(ctx, k, "clsort_radix_segments", seg->count * s.os_wg, s.os_wg, seq);
 }
 
@@ -626,9 +643,10 @@ clsort_status clsort_radix_gather(clsort_context *ctx, const clsort_radix_job *s
     cl_ulong off = src_off_bytes;
     cl_uint rec = (cl_uint)rec_bytes;
     idx_arg a_n;
-    clsort_arg args[] = {CLSORT_ARG(src), CLSORT_ARG(off), CLSORT_ARG(dst), CLSORT_ARG(perm),
-                         idx_of(&s, &a_n, job->n), CLSORT_ARG(rec)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_gather_records", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_gather_records, .src = CLSORT_ARG(src),
+                               .src_off = CLSORT_ARG(off), .dst = CLSORT_ARG(dst),
+                               .perm = CLSORT_ARG(perm), .n = idx_of(&s, &a_n, job->n),
+                               .rec = CLSORT_ARG(rec)));
     return launch_elementwise(ctx, k, "clsort_gather_records", job->n, 4, seq);
 }
 
@@ -665,7 +683,7 @@ clsort_status clsort_radix_iota(clsort_context *ctx, const clsort_radix_job *sor
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_iota", &k));
     cl_ulong off = 0;
     idx_arg a_n;
-    clsort_arg args[] = {CLSORT_ARG(v), CLSORT_ARG(off), idx_of(&s, &a_n, rj.n)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_iota", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_iota, .v = CLSORT_ARG(v), .v_off = CLSORT_ARG(off),
+                               .n = idx_of(&s, &a_n, rj.n)));
     return launch_elementwise(ctx, k, "clsort_iota", rj.n, 16, seq);
 }

@@ -4,7 +4,8 @@
  * onesweep passes, the GPU's work-group tile and the CPU's serial tile),
  * radix_msd.c (the CPU shape's MSD order) and radix_classic.c (the classic
  * passes). radix_layout.h, shared with the kernels, holds the words of the
- * plan's state and the codes of passes, launches and plan phases.
+ * plan's state, the codes of passes, launches and plan phases, and the
+ * onesweep tile's local memory.
  */
 #ifndef CLSORT_RADIX_H
 #define CLSORT_RADIX_H
@@ -79,11 +80,6 @@ static inline clsort_arg idx_of(const radix_shape *s, idx_arg *a, size_t v)
     a->u32 = (cl_uint)v;
     return (clsort_arg){sizeof(cl_uint), &a->u32};
 }
-
-/* words of the kernels' work-group scan (SCAN_LOCAL_WORDS) and of the
- * local ranking's counters (RANK_CNT_WORDS) for wg work-items */
-static inline size_t scan_words(unsigned wg) { return pow2_ceil(wg) + pow2_ceil(wg) / 16 + 1; }
-static inline size_t rank_cnt_words(unsigned wg) { return 16u * wg + wg + 1; }
 
 /* ---- radix_onesweep.c: the onesweep passes */
 

@@ -12,8 +12,8 @@ static size_t cl_local_bytes(const radix_shape *s, unsigned items)
     if (s->cl_wg == 1)
         return 0;
     size_t tile = (size_t)s->cl_wg * items, R = s->radix, ib = s->idx_bytes;
-    return tile * s->key_bytes + tile + 2 * tile * 2 + rank_cnt_words(s->cl_wg) * 2 + R * 4 +
-           2 * R * ib + scan_words(s->cl_wg) * 4;
+    return tile * s->key_bytes + tile + 2 * tile * 2 + (size_t)RANK_CNT_WORDS(s->cl_wg) * 2 +
+           R * 4 + 2 * R * ib + (size_t)SCAN_LOCAL_WORDS(s->cl_wg) * 4;
 }
 
 /* The classic part of a shape: the scatter's tile, the groups and their
@@ -79,27 +79,33 @@ clsort_status radix_run_classic(clsort_context *ctx, clsort_program *prog,
     cl_uint m = (cl_uint)(s->radix * s->cl_groups);
     cl_ulong hist_off = s->hist_at, offs_off = s->offsets_at;
     for (cl_uint p = 0; p < s->passes; p++) {
-        idx_arg a_n, a_chunk, a_n2, a_chunk2;
-        clsort_arg cargs[] = {CLSORT_ARG(b->ku),  CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                              CLSORT_ARG(b->kb),  idx_of(s, &a_n, job->n),
-                              idx_of(s, &a_chunk, s->cl_chunk), CLSORT_ARG(p),
-                              CLSORT_ARG(begin),  CLSORT_ARG(end), CLSORT_ARG(desc),
-                              CLSORT_ARG(b->state), CLSORT_ARG(b->scratch), CLSORT_ARG(hist_off)};
-        clsort_arg oargs[] = {CLSORT_ARG(b->scratch), CLSORT_ARG(hist_off), CLSORT_ARG(m),
-                              CLSORT_ARG(p), CLSORT_ARG(b->state), CLSORT_ARG(b->bases),
-                              CLSORT_ARG(offs_off)};
-        clsort_arg sargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                              CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
-                              CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n2, job->n),
-                              idx_of(s, &a_chunk2, s->cl_chunk), CLSORT_ARG(p),
-                              CLSORT_ARG(begin),    CLSORT_ARG(end),    CLSORT_ARG(desc),
-                              CLSORT_ARG(b->state), CLSORT_ARG(b->bases), CLSORT_ARG(offs_off)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kc, "clsort_radix_count", cargs));
+        idx_arg a_n, a_chunk;
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kc, clsort_radix_count, .ku = CLSORT_ARG(b->ku),
+                                   .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                                   .kb = CLSORT_ARG(b->kb), .n = idx_of(s, &a_n, job->n),
+                                   .chunk = idx_of(s, &a_chunk, s->cl_chunk), .pass = CLSORT_ARG(p),
+                                   .begin_bit = CLSORT_ARG(begin), .end_bit = CLSORT_ARG(end),
+                                   .descending = CLSORT_ARG(desc), .state = CLSORT_ARG(b->state),
+                                   .hist = CLSORT_ARG(b->scratch),
+                                   .hist_off = CLSORT_ARG(hist_off)));
         CLSORT_TRY(clsort_launch(ctx, kc, "clsort_radix_count", s->cl_groups * s->cl_wg, s->cl_wg,
                                  seq));
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ko, "clsort_radix_offsets", oargs));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ko, clsort_radix_offsets, .hist = CLSORT_ARG(b->scratch),
+                                   .hist_off = CLSORT_ARG(hist_off), .m = CLSORT_ARG(m),
+                                   .pass = CLSORT_ARG(p), .state = CLSORT_ARG(b->state),
+                                   .offsets = CLSORT_ARG(b->bases),
+                                   .offsets_off = CLSORT_ARG(offs_off)));
         CLSORT_TRY(clsort_launch(ctx, ko, "clsort_radix_offsets", s->plan_wg, s->plan_wg, seq));
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, "clsort_radix_scatter", sargs));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_scatter, .ku = CLSORT_ARG(b->ku),
+                                   .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                                   .kb = CLSORT_ARG(b->kb), .vu = CLSORT_ARG(b->vu),
+                                   .vu_off = CLSORT_ARG(vu_off), .va = CLSORT_ARG(b->va),
+                                   .vb = CLSORT_ARG(b->vb), .n = idx_of(s, &a_n, job->n),
+                                   .chunk = idx_of(s, &a_chunk, s->cl_chunk),
+                                   .pass = CLSORT_ARG(p), .begin_bit = CLSORT_ARG(begin),
+                                   .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                                   .state = CLSORT_ARG(b->state), .offsets = CLSORT_ARG(b->bases),
+                                   .offsets_off = CLSORT_ARG(offs_off)));
         CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_scatter", s->cl_groups * s->cl_wg, s->cl_wg,
                                  seq));
     }

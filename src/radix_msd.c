@@ -91,19 +91,25 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
             desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
     idx_arg a_n, a_max;
     cl_uint order_check = s->order != 0;
-    clsort_arg sargs[] = {CLSORT_ARG(b->ku),     CLSORT_ARG(koff),  idx_of(s, &a_n, job->n),
-                          CLSORT_ARG(pass),      CLSORT_ARG(begin), CLSORT_ARG(end),
-                          CLSORT_ARG(desc),      idx_of(s, &a_max, radix_msd_max(ctx, job, s)),
-                          CLSORT_ARG(b->scratch), CLSORT_ARG(flag_off), CLSORT_ARG(order_check)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, "clsort_radix_sample", sargs));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_sample, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(koff), .n = idx_of(s, &a_n, job->n),
+                               .pass = CLSORT_ARG(pass), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                               .msd_max = idx_of(s, &a_max, radix_msd_max(ctx, job, s)),
+                               .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
+                               .order_check = CLSORT_ARG(order_check)));
     CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq));
-    clsort_arg targs[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(koff),     CLSORT_ARG(b->ka),
-                          CLSORT_ARG(b->vu),      CLSORT_ARG(voff),     CLSORT_ARG(b->va),
-                          CLSORT_ARG(len),        CLSORT_ARG(pass),     CLSORT_ARG(begin),
-                          CLSORT_ARG(end),        CLSORT_ARG(desc),     CLSORT_ARG(gen),
-                          CLSORT_ARG(b->counts),  CLSORT_ARG(counts_off), CLSORT_ARG(b->scratch),
-                          CLSORT_ARG(flag_off),   CLSORT_ARG(bits_off), CLSORT_ARG(table_off)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kt, "clsort_radix_tiles", targs));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kt, clsort_radix_tiles, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(koff), .ka = CLSORT_ARG(b->ka),
+                               .vu = CLSORT_ARG(b->vu), .vu_off = CLSORT_ARG(voff),
+                               .va = CLSORT_ARG(b->va), .len = CLSORT_ARG(len),
+                               .pass = CLSORT_ARG(pass), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                               .gen = CLSORT_ARG(gen), .counts = CLSORT_ARG(b->counts),
+                               .counts_off = CLSORT_ARG(counts_off),
+                               .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
+                               .bits_off = CLSORT_ARG(bits_off),
+                               .table_off = CLSORT_ARG(table_off)));
     return clsort_launch(ctx, kt, "clsort_radix_tiles", s->tiles_pp, 1, seq);
 }
 
@@ -120,12 +126,14 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
              table_off = s->table_at;
     cl_uint begin = job->begin_bit, desc = job->descending;
     idx_arg a_n;
-    clsort_arg bargs[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                          CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
-                          CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),  idx_of(s, &a_n, job->n),
-                          CLSORT_ARG(begin),    CLSORT_ARG(desc),   CLSORT_ARG(b->state),
-                          CLSORT_ARG(b->bases), CLSORT_ARG(b->scratch), CLSORT_ARG(next_off),
-                          CLSORT_ARG(table_off)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, "clsort_radix_buckets", bargs));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, clsort_radix_buckets, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                               .kb = CLSORT_ARG(b->kb), .vu = CLSORT_ARG(b->vu),
+                               .vu_off = CLSORT_ARG(vu_off), .va = CLSORT_ARG(b->va),
+                               .vb = CLSORT_ARG(b->vb), .n = idx_of(s, &a_n, job->n),
+                               .begin_bit = CLSORT_ARG(begin), .descending = CLSORT_ARG(desc),
+                               .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
+                               .next = CLSORT_ARG(b->scratch), .next_off = CLSORT_ARG(next_off),
+                               .table_off = CLSORT_ARG(table_off)));
     return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
 }

@@ -10,46 +10,31 @@
 
 #include <stdio.h>
 
-/* Local memory of the onesweep kernel, mirroring the declarations in
- * radix_onesweep.cl and radix_msd.cl (os_mem): rank, work-group size, keys
- * per work-item, RADIX, and the bytes of a key, a value (0: none) and an
- * index. */
+/* Local memory of the onesweep kernel (os_mem; OS_MEM_BYTES, radix_layout.h,
+ * less its slack): rank, work-group size, keys per work-item, RADIX, and the
+ * bytes of a key, a value (0: none) and an index. */
 size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, size_t R,
                                    size_t key_bytes, size_t val_bytes, size_t idx_bytes)
 {
-    size_t tile = (size_t)wg * items;
-    switch (rank) {
-    case CLSORT_RANK_SERIAL: /* the tile, staged in digit order */
-        return tile * (key_bytes + val_bytes);
-    case CLSORT_RANK_LOCAL:
-        return tile * key_bytes + tile + 2 * tile * 2 + rank_cnt_words(wg) * 2 + R * 8 +
-               R * idx_bytes + scan_words(wg) * 4 + 8; /* + the tile's number and the next */
-    default: {
-        size_t sb = key_bytes > val_bytes ? key_bytes : val_bytes;
-        /* the warps' counters (and, for atomic_or, their digit masks) */
-        size_t wh_words = (wg / 32) * R * (rank == CLSORT_RANK_ATOMIC_OR ? 2 : 1);
-        size_t stage = div_up(tile * sb, 16) * 16, wh = div_up(wh_words * 4, 16) * 16;
-        size_t wsum = R % 32 == 0 && R <= wg ? R / 32 * 4 : 0; /* the digit scan's warp sums */
-        return (stage > wh ? stage : wh) + R * 8 + R * idx_bytes + scan_words(wg) * 4 + 8 + wsum;
-    }
-    }
+    const size_t w = wg, tile = w * items;
+    return OS_MEM_BYTES(rank, w, tile, R, key_bytes, val_bytes, idx_bytes);
 }
 
-/* The kernels' struct of a tile's local memory (os_mem): the tile number
- * and up to 28 bytes of padding (before 16-byte values, and at the end). */
+/* The kernels' struct of a tile's local memory (os_mem), its padding
+ * included. */
 static size_t os_mem_bytes(const radix_shape *s, unsigned items)
 {
     return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
                                        s->val_bytes, s->idx_bytes) +
-           32;
+           OS_MEM_SLACK;
 }
 
-/* clsort_radix_single: the tile's memory, or the counts of every pass with
- * the plan's scan, whichever is larger (a union). */
+/* clsort_radix_single: the tile's memory, or its plan's (the counts of
+ * every pass with the plan's scan), whichever is larger (a union). */
 size_t radix_single_local_bytes(const radix_shape *s)
 {
     size_t tile = os_mem_bytes(s, s->os_items);
-    size_t plan = scan_words(s->os_wg) * 8 + (size_t)s->max_passes * (s->radix + 1) * 4 + 16;
+    size_t plan = SINGLE_PLAN_BYTES((size_t)s->os_wg, (size_t)s->max_passes, (size_t)s->radix);
     return tile > plan ? tile : plan;
 }
 
@@ -173,13 +158,15 @@ clsort_status radix_run_single(clsort_context *ctx, clsort_program *prog,
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off;
     cl_uint n = (cl_uint)job->n, passes = s->passes, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, gen = job->gen_index;
-    clsort_arg args[] = {CLSORT_ARG(b->ku),    CLSORT_ARG(ku_off),  CLSORT_ARG(b->ka),
-                         CLSORT_ARG(b->kb),    CLSORT_ARG(b->vu),   CLSORT_ARG(vu_off),
-                         CLSORT_ARG(b->va),    CLSORT_ARG(b->vb),   CLSORT_ARG(n),
-                         CLSORT_ARG(passes),   CLSORT_ARG(begin),   CLSORT_ARG(end),
-                         CLSORT_ARG(desc),     CLSORT_ARG(gen),     CLSORT_ARG(b->scratch),
-                         CLSORT_ARG(b->state), CLSORT_ARG(b->bases)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_single", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_single, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                               .kb = CLSORT_ARG(b->kb), .vu = CLSORT_ARG(b->vu),
+                               .vu_off = CLSORT_ARG(vu_off), .va = CLSORT_ARG(b->va),
+                               .vb = CLSORT_ARG(b->vb), .n = CLSORT_ARG(n),
+                               .passes = CLSORT_ARG(passes), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                               .gen_index = CLSORT_ARG(gen), .counts = CLSORT_ARG(b->scratch),
+                               .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases)));
     return clsort_launch(ctx, k, "clsort_radix_single", s->os_wg, s->os_wg, seq);
 }
 
@@ -208,18 +195,21 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
             CLSORT_TRY(clsort_fill(ctx, b->scratch, lb_off * 4, s->tiles_pp * R * 4, seq));
         cl_uint counter = (cl_uint)(s->counters_at + p * s->portions + q);
         idx_arg a_start;
-        clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off),
-                             CLSORT_ARG(b->ka),      CLSORT_ARG(b->kb),
-                             CLSORT_ARG(b->vu),      CLSORT_ARG(vu_off),
-                             CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),
-                             idx_of(s, &a_start, start), CLSORT_ARG(len),
-                             CLSORT_ARG(pass_arg),   CLSORT_ARG(begin),
-                             CLSORT_ARG(end),        CLSORT_ARG(desc),
-                             CLSORT_ARG(b->state),   CLSORT_ARG(b->bases),
-                             CLSORT_ARG(bases_off),  CLSORT_ARG(b->scratch),
-                             CLSORT_ARG(lb_off),     CLSORT_ARG(b->scratch),
-                             CLSORT_ARG(counter),    CLSORT_ARG(finish)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_onesweep", args));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_onesweep, .ku = CLSORT_ARG(b->ku),
+                                   .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                                   .kb = CLSORT_ARG(b->kb), .vu = CLSORT_ARG(b->vu),
+                                   .vu_off = CLSORT_ARG(vu_off), .va = CLSORT_ARG(b->va),
+                                   .vb = CLSORT_ARG(b->vb),
+                                   .portion_start = idx_of(s, &a_start, start),
+                                   .portion_len = CLSORT_ARG(len), .pass_arg = CLSORT_ARG(pass_arg),
+                                   .begin_bit = CLSORT_ARG(begin), .end_bit = CLSORT_ARG(end),
+                                   .descending = CLSORT_ARG(desc), .state = CLSORT_ARG(b->state),
+                                   .bases = CLSORT_ARG(b->bases),
+                                   .bases_off = CLSORT_ARG(bases_off),
+                                   .lookback = CLSORT_ARG(b->scratch), .lb_off = CLSORT_ARG(lb_off),
+                                   .tile_counter = CLSORT_ARG(b->scratch),
+                                   .counter_idx = CLSORT_ARG(counter),
+                                   .finish = CLSORT_ARG(finish)));
         size_t tiles = div_up(len, s->tile), groups = tiles;
         if (s->persist && (size_t)s->persist * ctx->facts.compute_units < groups)
             groups = (size_t)s->persist * ctx->facts.compute_units;
@@ -227,11 +217,12 @@ static clsort_status run_onesweep_pass(clsort_context *ctx, cl_kernel k, cl_kern
             clsort_launch(ctx, k, "clsort_radix_onesweep", groups * s->os_wg, s->os_wg, seq));
         if (q + 1 < s->portions) {
             cl_uint last = (cl_uint)(tiles - 1), first = q == 0;
-            clsort_arg cargs[] = {CLSORT_ARG(b->state),   CLSORT_ARG(pass_arg),
-                                  CLSORT_ARG(first),      CLSORT_ARG(b->scratch),
-                                  CLSORT_ARG(lb_off),     CLSORT_ARG(last),
-                                  CLSORT_ARG(b->bases),   CLSORT_ARG(carry_off)};
-            CLSORT_TRY(CLSORT_SET_ARGS(ctx, kc, "clsort_radix_carry", cargs));
+            CLSORT_TRY(CLSORT_SET_ARGS(ctx, kc, clsort_radix_carry, .state = CLSORT_ARG(b->state),
+                                       .pass_arg = CLSORT_ARG(pass_arg), .first = CLSORT_ARG(first),
+                                       .lookback = CLSORT_ARG(b->scratch),
+                                       .lb_off = CLSORT_ARG(lb_off), .last_tile = CLSORT_ARG(last),
+                                       .bases = CLSORT_ARG(b->bases),
+                                       .carry_off = CLSORT_ARG(carry_off)));
             size_t wg = R < 64 ? R : 64;
             CLSORT_TRY(
                 clsort_launch(ctx, kc, "clsort_radix_carry", div_up(R, wg) * wg, wg, seq));
@@ -258,13 +249,16 @@ static clsort_status run_chain(clsort_context *ctx, clsort_program *prog,
              chain_off = s->chain_at;
     cl_uint n = (cl_uint)job->n, tiles = (cl_uint)s->tiles_pp, begin = job->begin_bit,
             end = job->end_bit, desc = job->descending;
-    clsort_arg args[] = {CLSORT_ARG(b->ku),      CLSORT_ARG(ku_off), CLSORT_ARG(b->ka),
-                         CLSORT_ARG(b->kb),      CLSORT_ARG(b->vu),  CLSORT_ARG(vu_off),
-                         CLSORT_ARG(b->va),      CLSORT_ARG(b->vb),  CLSORT_ARG(n),
-                         CLSORT_ARG(tiles),      CLSORT_ARG(begin),  CLSORT_ARG(end),
-                         CLSORT_ARG(desc),       CLSORT_ARG(b->state), CLSORT_ARG(b->bases),
-                         CLSORT_ARG(b->scratch), CLSORT_ARG(lb_off), CLSORT_ARG(chain_off)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_radix_chain", args));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_chain, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                               .kb = CLSORT_ARG(b->kb), .vu = CLSORT_ARG(b->vu),
+                               .vu_off = CLSORT_ARG(vu_off), .va = CLSORT_ARG(b->va),
+                               .vb = CLSORT_ARG(b->vb), .n = CLSORT_ARG(n),
+                               .tiles = CLSORT_ARG(tiles), .begin_bit = CLSORT_ARG(begin),
+                               .end_bit = CLSORT_ARG(end), .descending = CLSORT_ARG(desc),
+                               .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
+                               .scratch = CLSORT_ARG(b->scratch), .lb_off = CLSORT_ARG(lb_off),
+                               .chain_off = CLSORT_ARG(chain_off)));
     return clsort_launch(ctx, k, "clsort_radix_chain", s->tiles_pp * s->passes * s->os_wg,
                          s->os_wg, seq);
 }

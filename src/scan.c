@@ -36,8 +36,8 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, unsigned i
              "-DCLSORT_SCAN_WG=%u -DCLSORT_SCAN_ITEMS=%u -DCLSORT_SCAN_BYTES=%u",
              ctx->facts.vendor == CLSORT_VENDOR_NVIDIA ? 1 : 0, scan_c_type(t),
              t == CLSORT_F64 ? 1 : 0, ctx->tuning.scan_wg, items, (unsigned)clsort_type_size(t));
-    static const char *const files[] = {"common.cl", "scan.cl"};
-    return clsort_program_get(ctx, files, 2, opts, prog);
+    static const char *const files[] = {"layout.h", "common.cl", "scan.cl"};
+    return clsort_program_get(ctx, files, sizeof files / sizeof files[0], opts, prog);
 }
 
 /* Bytes of local memory the scan program's kernels declare (scan.cl) for
@@ -48,10 +48,7 @@ static clsort_status scan_program(clsort_context *ctx, clsort_type t, unsigned i
 static size_t scan_local_bytes(const clsort_context *ctx, size_t es, size_t items)
 {
     const size_t wg = ctx->tuning.scan_wg, block = wg * items;
-    size_t leaves = 1;
-    while (leaves < wg)
-        leaves *= 2;
-    const size_t group_scan = (leaves + leaves / 16 + 1) * es; /* SCAN_LOCAL_WORDS */
+    const size_t group_scan = SCAN_LOCAL_WORDS(wg) * es;
     const size_t tile = (block + block / 32) * es;
     const size_t blocks = tile + group_scan;
     size_t onepass;
@@ -92,16 +89,17 @@ static clsort_status scan_level(clsort_context *ctx, clsort_program *prog, size_
     cl_uint use_carry = nb > 1, incl = inclusive != 0;
     if (nb > 1) {
         /* block sums at sums[at .. at+nb), their exclusive scan in place */
-        clsort_arg ra[] = {CLSORT_ARG(in), CLSORT_ARG(a_in), CLSORT_ARG(a_n), CLSORT_ARG(sums),
-                           CLSORT_ARG(a_at)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kr, "clsort_scan_reduce", ra));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, kr, clsort_scan_reduce, .in = CLSORT_ARG(in),
+                                   .in_off = CLSORT_ARG(a_in), .n = CLSORT_ARG(a_n),
+                                   .sums = CLSORT_ARG(sums), .sums_off = CLSORT_ARG(a_at)));
         CLSORT_TRY(clsort_launch(ctx, kr, "clsort_scan_reduce", nb * wg, wg, seq));
         CLSORT_TRY(scan_level(ctx, prog, block, sums, at, sums, at, nb, 0, sums, at + nb, seq));
     }
-    clsort_arg ba[] = {CLSORT_ARG(in),   CLSORT_ARG(a_in),      CLSORT_ARG(out),
-                       CLSORT_ARG(a_out), CLSORT_ARG(a_n),      CLSORT_ARG(sums),
-                       CLSORT_ARG(a_at), CLSORT_ARG(use_carry), CLSORT_ARG(incl)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kb, "clsort_scan_blocks", ba));
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, kb, clsort_scan_blocks, .in = CLSORT_ARG(in),
+                               .in_off = CLSORT_ARG(a_in), .out = CLSORT_ARG(out),
+                               .out_off = CLSORT_ARG(a_out), .n = CLSORT_ARG(a_n),
+                               .carry = CLSORT_ARG(sums), .carry_off = CLSORT_ARG(a_at),
+                               .use_carry = CLSORT_ARG(use_carry), .inclusive = CLSORT_ARG(incl)));
     return clsort_launch(ctx, kb, "clsort_scan_blocks", nb * wg, wg, seq);
 }
 
@@ -149,10 +147,11 @@ static clsort_status scan_enqueue(clsort_context *ctx, const char *fn, clsort_ty
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_scan_onepass", &k));
         cl_ulong a_in = in_off, a_out = out_off, a_n = n;
         cl_uint incl = inclusive != 0;
-        clsort_arg args[] = {CLSORT_ARG(in),    CLSORT_ARG(a_in), CLSORT_ARG(out),
-                             CLSORT_ARG(a_out), CLSORT_ARG(a_n),  CLSORT_ARG(st),
-                             CLSORT_ARG(epoch), CLSORT_ARG(incl)};
-        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, "clsort_scan_onepass", args));
+        CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_scan_onepass, .in = CLSORT_ARG(in),
+                                   .in_off = CLSORT_ARG(a_in), .out = CLSORT_ARG(out),
+                                   .out_off = CLSORT_ARG(a_out), .n = CLSORT_ARG(a_n),
+                                   .state = CLSORT_ARG(st), .epoch = CLSORT_ARG(epoch),
+                                   .inclusive = CLSORT_ARG(incl)));
         return clsort_launch(ctx, k, "clsort_scan_onepass", tiles * ctx->tuning.scan_wg,
                              ctx->tuning.scan_wg, seq);
     }

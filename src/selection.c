@@ -30,11 +30,13 @@ clsort_status clsort_selection_run(clsort_context *ctx, const clsort_radix_job *
     cl_uint n32 = (cl_uint)n;
     cl_mem vals = job->vals;
     cl_uint gen = job->gen_index;
-    clsort_arg args[] = {CLSORT_ARG(job->keys), CLSORT_ARG(koff), CLSORT_ARG(vals),
-                         CLSORT_ARG(voff),      CLSORT_ARG(n32),  CLSORT_ARG(o.begin),
-                         {o.kb, &o.wmask},      CLSORT_ARG(o.desc), CLSORT_ARG(dk),
-                         CLSORT_ARG(dv),        CLSORT_ARG(gen)};
-    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, name, args));
+    /* (clsort_selection_local takes clsort_selection's list) */
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_selection, .keys = CLSORT_ARG(job->keys),
+                               .keys_off = CLSORT_ARG(koff), .vals = CLSORT_ARG(vals),
+                               .vals_off = CLSORT_ARG(voff), .n = CLSORT_ARG(n32),
+                               .begin_bit = CLSORT_ARG(o.begin), .wmask = {o.kb, &o.wmask},
+                               .desc = CLSORT_ARG(o.desc), .dk = CLSORT_ARG(dk),
+                               .dv = CLSORT_ARG(dv), .gen_index = CLSORT_ARG(gen)));
     const size_t wg = ctx->tuning.sel_wg;
     CLSORT_TRY(clsort_launch(ctx, k, name, div_up(n, wg) * wg, wg, seq));
     CLSORT_TRY(clsort_copy(ctx, dk, 0, job->keys, job->keys_off * job->key.bytes,

@@ -402,11 +402,7 @@ inline void clsort_bt_network(local KEY_T *lk, local uint *li, uint size, uint b
  * thus keep every work-item busy, where a group per segment would leave
  * most of it idle. */
 kernel __attribute__((reqd_work_group_size(CLSORT_BT_WG, 1, 1)))
-void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *vals,
-                             ulong vals_off, global const ulong *offsets, ulong offsets_off,
-                             uint use_offsets, ulong first, ulong seg_len, uint begin_bit,
-                             KEY_T wmask, uint desc, uint gen_index, ulong n, ulong count,
-                             uint per_group, uint block)
+void clsort_bitonic_segments(CLSORT_PARAMS(clsort_bitonic_segments))
 {
     local KEY_T lk[CLSORT_BT_CAP];
 #if CLSORT_BT_STABLE
@@ -496,10 +492,7 @@ void clsort_bitonic_segments(global KEY_T *keys, ulong keys_off, global VAL_T *v
 /* The (order key, index) arrays of a padded problem: npad = count * seg_pad
  * entries, segment s at [s * seg_pad, (s+1) * seg_pad). One segment for a
  * plain sort. Entries past a segment's end are padding. */
-kernel void clsort_bitonic_pack(global const KEY_T *keys, ulong keys_off, global const ulong *offsets,
-                                ulong offsets_off, uint use_offsets, ulong first, ulong seg_len,
-                                ulong seg_pad, ulong npad, uint begin_bit, KEY_T wmask, uint desc,
-                                global KEY_T *ok, global uint *oi)
+kernel void clsort_bitonic_pack(CLSORT_PARAMS(clsort_bitonic_pack))
 {
     keys += keys_off;
     offsets += offsets_off;
@@ -515,8 +508,7 @@ kernel void clsort_bitonic_pack(global const KEY_T *keys, ulong keys_off, global
 
 /* One global step (k, j) over the whole padded array: positions are taken
  * within segments of seg_pad entries, so every segment gets its own network. */
-kernel void clsort_bitonic_step(global KEY_T *ok, global uint *oi, ulong npad, ulong seg_pad,
-                                uint k, uint j)
+kernel void clsort_bitonic_step(CLSORT_PARAMS(clsort_bitonic_step))
 {
     for (ulong t = get_global_id(0); t < npad / 2; t += get_global_size(0)) {
         ulong p0 = ((t & ~(ulong)(j - 1)) << 1) | (t & (j - 1));
@@ -538,8 +530,7 @@ kernel void clsort_bitonic_step(global KEY_T *ok, global uint *oi, ulong npad, u
  * power of two dividing seg_pad, or seg_pad itself when smaller), and runs
  * sequence sizes kfrom..kto with steps from jfrom down to 1 there. */
 kernel __attribute__((reqd_work_group_size(CLSORT_BT_WG, 1, 1)))
-void clsort_bitonic_local(global KEY_T *ok, global uint *oi, ulong seg_pad, uint block,
-                          uint kfrom, uint kto, uint jfrom)
+void clsort_bitonic_local(CLSORT_PARAMS(clsort_bitonic_local))
 {
     local KEY_T lk[CLSORT_BT_CAP];
     local uint li[CLSORT_BT_CAP];
@@ -560,11 +551,7 @@ void clsort_bitonic_local(global KEY_T *ok, global uint *oi, ulong seg_pad, uint
 
 /* The sorted records, gathered by index into temporaries (dk, dv), segment
  * by segment; the caller copies them back over the input range. */
-kernel void clsort_bitonic_unpack(global const KEY_T *keys, ulong keys_off, global const VAL_T *vals,
-                                  ulong vals_off, global const ulong *offsets, ulong offsets_off,
-                                  uint use_offsets, ulong first, ulong seg_len, ulong seg_pad,
-                                  ulong npad, global const uint *oi, global KEY_T *dk,
-                                  global VAL_T *dv, uint gen_index)
+kernel void clsort_bitonic_unpack(CLSORT_PARAMS(clsort_bitonic_unpack))
 {
     keys += keys_off;
     vals += vals_off;
@@ -587,10 +574,7 @@ kernel void clsort_bitonic_unpack(global const KEY_T *keys, ulong keys_off, glob
 /* Segments that fit no work-group, for a radix sort of (segment, key):
  * pk[e] = segment << wbits | order key, e counted from the first segment's
  * start. One work-group per segment. */
-kernel void clsort_segments_pack64(global const KEY_T *keys, ulong keys_off,
-                                   global const ulong *offsets, ulong offsets_off, uint use_offsets,
-                                   ulong first, ulong seg_len, uint begin_bit, KEY_T wmask,
-                                   uint wbits, uint desc, global ulong *pk)
+kernel void clsort_segments_pack64(CLSORT_PARAMS(clsort_segments_pack64))
 {
     keys += keys_off;
     offsets += offsets_off;

@@ -127,12 +127,8 @@ inline KEY_T clsort_float_image(KEY_T k)
  * the slot that ends the group before (SCAN_BLOCK_PREFIX). Any work-group
  * size up to 4096; s must hold SCAN_LOCAL_WORDS(get_local_size(0)) words.
  * Returns the item's exclusive prefix and stores the group total in
- * *total. Every work-item must call it (it has barriers). */
-#define SCAN_PAD(i) ((i) + ((i) >> 4))
-#define CLSORT_SMEAR_(v) ((v) | (v) >> 1 | (v) >> 2 | (v) >> 3 | (v) >> 4 | (v) >> 5 | \
-                          (v) >> 6 | (v) >> 7 | (v) >> 8 | (v) >> 9 | (v) >> 10 | (v) >> 11)
-#define CLSORT_POW2CEIL(x) (CLSORT_SMEAR_((x) - 1) + 1) /* x in 1..4096 */
-#define SCAN_LOCAL_WORDS(wg) (SCAN_PAD(CLSORT_POW2CEIL(wg)) + 1)
+ * *total. Every work-item must call it (it has barriers). SCAN_PAD and
+ * SCAN_LOCAL_WORDS are in layout.h, which the host reads too. */
 
 inline uint clsort_pow2_ceil(uint x) { return x <= 1 ? 1u : 1u << (32 - clz(x - 1)); }
 

@@ -370,12 +370,7 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
  * noted the bits instead (its flag, the word after the bitwords: see
  * clsort_radix_tiles). The order flags go to order[order_off]. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
-void clsort_radix_upfront(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
-                          uint p_lo, uint p_hi, uint begin_bit, uint end_bit, uint descending,
-                          global uint *counts, ulong counts_off, global uint *bitwords,
-                          ulong bits_off, uint want_bits, global const uint *state, uint gated,
-                          global uint *zero, ulong zero_off, ulong zero_vec, global uint *order,
-                          ulong order_off, uint order_check)
+void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
 {
     local uint h[MAX_PASSES * RADIX];
     local uint order_l;
@@ -594,11 +589,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
 
 /* counts at counts + counts_off; clear: see clsort_plan */
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
-void clsort_radix_plan(global uint *counts, ulong counts_off, uint portions, uint passes, idx_t n,
-                       uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
-                       idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
-                       ulong bits_off, global uint *state, global idx_t *bases,
-                       global uint *order, ulong order_off, uint order_mode)
+void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
     local uint constant_digit[MAX_PASSES];
@@ -660,10 +651,7 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
  * look-back words, counts every pass's digits into counts[P][RADIX] and
  * makes the plan - one launch instead of fill, upfront and plan. */
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
-void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, uint passes,
-                           uint begin_bit, uint end_bit, uint descending, uint allow_skip,
-                           uint gen_index, global uint *scratch, ulong zero_from, ulong zero_words,
-                           global uint *state, global idx_t *bases)
+void clsort_radix_prologue(CLSORT_PARAMS(clsort_radix_prologue))
 {
     local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
@@ -687,11 +675,7 @@ void clsort_radix_prologue(global const KEY_T *keys, ulong keys_off, idx_t n, ui
  * host zeroes it once, when it is allocated). No work-group waits for
  * another: this needs no forward-progress guarantee. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
-void clsort_radix_upfront_plan(global const KEY_T *keys, ulong keys_off, idx_t n, idx_t chunk,
-                               uint passes, uint begin_bit, uint end_bit, uint descending,
-                               uint allow_skip, uint gen_index, global uint *zero,
-                               ulong zero_vec, global uint *sync, global uint *state,
-                               global idx_t *bases, uint order_mode)
+void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
 {
     local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_HIST_WG)];
@@ -754,8 +738,8 @@ inline void clsort_load_tile_local(const global KEY_T *src, idx_t t0, uint cnt, 
  * array indexed by offset, because PoCL 3.1 miscompiles a select between
  * two local arrays). Returns the offset (0 or tile) of the final order:
  * perm[offset + i] is the tile index of the i-th key in digit order. The
- * tile holds get_local_size(0) * items positions, at most 65536. */
-#define RANK_CNT_WORDS(wg) (SCAN_PAD(16 * (wg)) + 1)
+ * tile holds get_local_size(0) * items positions, at most 65536; cnt holds
+ * RANK_CNT_WORDS(get_local_size(0)) words (radix_layout.h). */
 inline uint clsort_rank_local(local const uchar *ldig, uint items, local ushort *perm,
                               local ushort *cnt, local uint *scan_s)
 {
@@ -820,9 +804,7 @@ inline void clsort_finish_one(global KEY_T *ku, global const KEY_T *ka, global V
 
 /* Copy temp A back to the caller's buffer when a single pass ran, and write
  * the identity permutation for argsort when none did. */
-kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY_T *ka,
-                                global VAL_T *vu, ulong vu_off, global const VAL_T *va,
-                                idx_t n, global const uint *state)
+kernel void clsort_radix_finish(CLSORT_PARAMS(clsort_radix_finish))
 {
     const uint copy_back = state[ST_COPY_BACK];
     const uint iota = state[ST_IOTA];
@@ -837,7 +819,7 @@ kernel void clsort_radix_finish(global KEY_T *ku, ulong ku_off, global const KEY
 /* Writes indices 0..n-1 (used by argsort when it cannot generate them in a
  * pass, and by the gather of records of other sizes). */
 #if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
-kernel void clsort_iota(global VAL_T *v, ulong v_off, idx_t n)
+kernel void clsort_iota(CLSORT_PARAMS(clsort_iota))
 {
     v += v_off;
     FOR_EACH_CHUNKED(i, n)
@@ -848,8 +830,7 @@ kernel void clsort_iota(global VAL_T *v, ulong v_off, idx_t n)
 #if CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8
 /* Records of rec bytes moved by a permutation (argsort's output):
  * dst[i] = src[perm[i]]. Used for value sizes the passes do not carry. */
-kernel void clsort_gather_records(global const uchar *src, ulong src_off, global uchar *dst,
-                                  global const VAL_T *perm, idx_t n, uint rec)
+kernel void clsort_gather_records(CLSORT_PARAMS(clsort_gather_records))
 {
     src += src_off;
     const bool words = (rec % 4 == 0) && (src_off % 4 == 0);

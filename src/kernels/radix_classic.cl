@@ -24,10 +24,7 @@
 #define CL_TILE (CLSORT_CL_WG * CLSORT_CL_ITEMS)
 
 kernel __attribute__((reqd_work_group_size(CLSORT_CL_WG, 1, 1)))
-void clsort_radix_count(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                        idx_t n, idx_t chunk, uint pass, uint begin_bit, uint end_bit,
-                        uint descending, global const uint *state, global uint *hist,
-                        ulong hist_off)
+void clsort_radix_count(CLSORT_PARAMS(clsort_radix_count))
 {
     hist += hist_off;
     const global uint *st = state + ST_PASS(pass);
@@ -67,8 +64,7 @@ void clsort_radix_count(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global
  * offsets (each work-item sums a contiguous run, one work-group scan of the
  * runs' sums, then the runs are written). */
 kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
-void clsort_radix_offsets(global const uint *hist, ulong hist_off, uint m, uint pass,
-                          global const uint *state, global idx_t *offsets, ulong offsets_off)
+void clsort_radix_offsets(CLSORT_PARAMS(clsort_radix_offsets))
 {
     if (state[ST_PASS(pass) + ST_PASS_ACTIVE] != PASS_LSD)
         return;
@@ -90,11 +86,7 @@ void clsort_radix_offsets(global const uint *hist, ulong hist_off, uint m, uint 
 }
 
 kernel __attribute__((reqd_work_group_size(CLSORT_CL_WG, 1, 1)))
-void clsort_radix_scatter(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                          global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                          idx_t n, idx_t chunk, uint pass, uint begin_bit, uint end_bit,
-                          uint descending, global const uint *state,
-                          global const idx_t *offsets, ulong offsets_off)
+void clsort_radix_scatter(CLSORT_PARAMS(clsort_radix_scatter))
 {
     const global uint *st = state + ST_PASS(pass);
     if (st[ST_PASS_ACTIVE] != PASS_LSD)

@@ -1,8 +1,10 @@
 /* radix_layout.h - the words the radix driver (src/radix.c) and its kernels
  * (radix.cl, radix_onesweep.cl, radix_classic.cl) share: the plan's state,
- * the pass kinds, the launch and order codes, the sync slot. Included by
- * radix.c and prepended to the kernels' sources, so that no number is
- * written twice: preprocessor definitions only, valid C and OpenCL C. */
+ * the pass kinds, the launch and order codes, the sync slot, and the local
+ * memory of a onesweep tile. Included by radix.c and prepended to the
+ * kernels' sources (after layout.h, whose SCAN_PAD it uses), so that no
+ * number is written twice: preprocessor definitions only, valid C and
+ * OpenCL C. */
 #ifndef CLSORT_RADIX_LAYOUT_H
 #define CLSORT_RADIX_LAYOUT_H
 
@@ -63,5 +65,49 @@
  * sign-off word, the counts, then the order flags */
 #define SYNC_DONE 0   /* work-groups that have signed off */
 #define SYNC_COUNTS 1 /* then passes * RADIX counts */
+
+/* Local memory the host sizes tiles by (radix_onesweep.c), counted here
+ * once. Words of the local ranking's counters for wg work-items
+ * (clsort_rank_local: 16 per work-item, padded as SCAN_PAD, layout.h). */
+#define RANK_CNT_WORDS(wg) (SCAN_PAD(16 * (wg)) + 1)
+/* The bytes of a onesweep tile's local memory, the struct os_mem of
+ * radix_onesweep.cl and radix_msd.cl, but for its padding (before 16-byte
+ * members and at its end) and, in the serial shape, its two words: for the
+ * ranking (CLSORT_RANK_*: 0 serial, 1 local, 3 ballot, 4 atomic_or), wg
+ * work-items, a tile of `tile` keys, `radix` digits, and keys, values (0:
+ * none) and indices of kb, vb and ib bytes. The struct takes at most
+ * OS_MEM_SLACK bytes more, which the host adds; each of those files checks
+ * its struct against both bounds as it compiles (OS_MEM_CHECK). */
+#define OS_MEM_BYTES(rank, wg, tile, radix, kb, vb, ib)                                         \
+    ((rank) == 0   ? (tile) * ((kb) + (vb))                                                    \
+     : (rank) == 1 ? (tile) * (kb) + (tile) + 2 * (tile) * 2 + RANK_CNT_WORDS(wg) * 2 +        \
+                         OS_MEM_COMMON_(wg, radix, ib)                                         \
+                   : OS_MEM_MAX_(OS_MEM_16_((tile) * OS_MEM_MAX_(kb, vb)),                     \
+                                 OS_MEM_16_(OS_MEM_WARP_WORDS_(rank, wg, radix) * 4)) +        \
+                         OS_MEM_COMMON_(wg, radix, ib) + OS_MEM_WSUM_(wg, radix))
+#define OS_MEM_SLACK 32
+/* (its parts: the two words per digit of every ranking, the digit bases,
+ * the work-group scan, the tile's number and the next; the larger of the
+ * warp rankings' stage and their counters (atomic_or's: and digit masks),
+ * which share memory, in 16-byte words; the warp sums of their digit
+ * scan) */
+#define OS_MEM_COMMON_(wg, radix, ib) ((radix) * 8 + (radix) * (ib) + SCAN_LOCAL_WORDS(wg) * 4 + 8)
+#define OS_MEM_MAX_(a, b) ((a) > (b) ? (a) : (b))
+#define OS_MEM_16_(bytes) (((bytes) + 15) / 16 * 16)
+#define OS_MEM_WARP_WORDS_(rank, wg, radix) ((wg) / 32 * (radix) * ((rank) == 4 ? 2 : 1))
+#define OS_MEM_WSUM_(wg, radix) ((radix) % 32 == 0 && (radix) <= (wg) ? (radix) / 32 * 4 : 0)
+/* In a kernel file, after its os_mem: a build error (an array of negative
+ * size) where OS_MEM_BYTES does not count the struct. */
+#define OS_MEM_CHECK(bytes)                                                                    \
+    typedef char os_mem_counted_[(bytes) <= sizeof(os_mem) &&                                  \
+                                         sizeof(os_mem) <= (bytes) + OS_MEM_SLACK ? 1 : -1]
+/* At least the bytes of clsort_radix_single's plan (single_plan_mem,
+ * radix_passes.cl, which shares its local memory with the tile's), for wg
+ * work-items, at most `passes` passes and `radix` digits: the work-group
+ * scan's words as 8-byte indices, the counts and constant digits of every
+ * pass, 16 bytes for padding. radix_passes.cl checks that it holds the
+ * struct. */
+#define SINGLE_PLAN_BYTES(wg, passes, radix) \
+    (SCAN_LOCAL_WORDS(wg) * 8 + (passes) * ((radix) + 1) * 4 + 16)
 
 #endif

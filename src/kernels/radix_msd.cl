@@ -14,9 +14,9 @@
  * sorts each bucket in one work-item by the lower digits, in cache.
  * The GPU shape, a tile per work-group, is radix_onesweep.cl.
  *
- * Program: common.cl, radix_layout.h, radix.cl, radix_lookback.cl, this
- * file, radix_passes.cl. Defines it needs, besides theirs (CLSORT_OS_RANK 0,
- * CLSORT_OS_WG 1):
+ * Program: layout.h, common.cl, radix_layout.h, radix.cl, radix_lookback.cl,
+ * this file, radix_passes.cl. Defines it needs, besides theirs
+ * (CLSORT_OS_RANK 0, CLSORT_OS_WG 1):
  *   CLSORT_IN_LOCAL  a bucket of up to this many keys (and values) passes
  *                    through local memory (0: never)
  *   CLSORT_IN_SPLIT  buckets of three passes and at least this many keys
@@ -30,8 +30,9 @@
 #endif
 #define OS_MSD_LAUNCHES 1 /* the top pass's launch runs the pass the plan chose */
 
-/* The local memory of a tile (clsort_onesweep_local_bytes in radix.c
- * counts it): the tile in digit order. */
+/* The local memory of a tile: the tile in digit order (OS_MEM_BYTES in
+ * radix_layout.h counts it for the host, and the check after it stops the
+ * build where the two disagree). */
 typedef struct os_mem {
     KEY_T stage_k[OS_TILE];
 #if HAVE_VALUES
@@ -40,6 +41,8 @@ typedef struct os_mem {
     uint tile; /* the tile's number */
     uint next; /* unused: the serial shape has no persistent work-groups */
 } os_mem;
+OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_KEY_BYTES,
+                          CLSORT_VAL_BYTES, sizeof(idx_t)));
 
 /* Non-temporal stores (the CPU shape on x86-64 through clang, as PoCL's
  * kernels are built; the host's choice, tuning nt_min): sorts of at least
@@ -310,9 +313,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
  * of them in one digit of pass (the top pass; the plan's bound, estimated).
  * One work-item. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
-void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pass,
-                         uint begin_bit, uint end_bit, uint descending, idx_t msd_max,
-                         global uint *scratch, ulong flag_off, uint order_check)
+void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 {
     uint go = 0;
 #if TILED_OK
@@ -360,11 +361,7 @@ void clsort_radix_sample(global const KEY_T *ku, ulong ku_off, idx_t n, uint pas
  * table_off. One work-item per group, as many groups as tiles; gen:
  * argsort's values are the indices. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
-void clsort_radix_tiles(global const KEY_T *ku, ulong ku_off, global KEY_T *ka,
-                        global const VAL_T *vu, ulong vu_off, global VAL_T *va, uint len,
-                        uint pass, uint begin_bit, uint end_bit, uint descending, uint gen,
-                        global uint *counts, ulong counts_off, global uint *scratch,
-                        ulong flag_off, ulong bits_off, ulong table_off)
+void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
 {
 #if TILED_OK
     local os_mem m;
@@ -645,11 +642,7 @@ inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
  * RADIX places in memory. Launched with RADIX work-groups of one work-item,
  * each taking one bucket; does nothing when the plan chose LSD order. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
-void clsort_radix_buckets(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                          global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                          idx_t n, uint begin_bit, uint descending, global const uint *state,
-                          global const idx_t *bases, global uint *next, ulong next_off,
-                          ulong table_off)
+void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 {
     if (!state[ST_MSD])
         return;

@@ -11,8 +11,8 @@
  * says whether this pass runs at all and which buffers it reads and writes.
  * The CPU shape, one work-item per tile, is radix_msd.cl.
  *
- * Program: common.cl, radix_layout.h, radix.cl, radix_lookback.cl, this
- * file, radix_passes.cl. Defines it needs, besides theirs:
+ * Program: layout.h, common.cl, radix_layout.h, radix.cl, radix_lookback.cl,
+ * this file, radix_passes.cl. Defines it needs, besides theirs:
  *   CLSORT_OS_RANK   how a tile is ranked: 1 a local-memory counting sort
  *                    of 4-bit sub-digits (portable); 3 one warp ballot per
  *                    digit bit, 4 one local atomic_or per key into the
@@ -44,7 +44,8 @@
 
 /* The local memory of a tile, by ranking variant: one struct, so that the
  * pass kernels declare it alike (members in order of alignment;
- * clsort_onesweep_local_bytes in radix.c counts it). */
+ * OS_MEM_BYTES in radix_layout.h counts it for the host, and the check
+ * after it stops the build where the two disagree). */
 typedef struct os_mem {
 #if CLSORT_OS_RANK == 1
     KEY_T lkeys[OS_TILE];
@@ -67,6 +68,8 @@ typedef struct os_mem {
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
     uint next; /* a persistent work-group's next tile (next_counter) */
 } os_mem;
+OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_KEY_BYTES,
+                          CLSORT_VAL_BYTES, sizeof(idx_t)));
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order

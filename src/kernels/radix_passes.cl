@@ -99,13 +99,7 @@ inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finis
  * count the input's portions, and every pass after the first reads a
  * permutation of it. */
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
-void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                           global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                           idx_t portion_start, uint portion_len,
-                           uint pass_arg, uint begin_bit, uint end_bit, uint descending,
-                           global const uint *state, global const idx_t *bases, ulong bases_off,
-                           global uint *lookback, ulong lb_off, global uint *tile_counter,
-                           uint counter_idx, uint finish)
+void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
 {
     local os_mem m;
     /* The pass is the argument, which keeps shift and mask in kernel
@@ -177,11 +171,7 @@ void clsort_radix_onesweep(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
  * words, zero before the launch; the look-back words of pass p follow
  * lb_off at p * tiles * RADIX. */
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
-void clsort_radix_chain(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                        global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                        uint n, uint tiles, uint begin_bit, uint end_bit, uint descending,
-                        global const uint *state, global const idx_t *bases,
-                        global uint *scratch, ulong lb_off, ulong chain_off)
+void clsort_radix_chain(CLSORT_PARAMS(clsort_radix_chain))
 {
     local os_mem m;
     local uint pass_l;
@@ -234,13 +224,12 @@ typedef struct single_plan_mem {
     uint h[MAX_PASSES * RADIX];
     uint constant_digit[MAX_PASSES];
 } single_plan_mem;
+/* (a build error where SINGLE_PLAN_BYTES, radix_layout.h, does not hold it) */
+typedef char single_plan_counted_
+    [sizeof(single_plan_mem) <= SINGLE_PLAN_BYTES(CLSORT_OS_WG, MAX_PASSES, RADIX) ? 1 : -1];
 
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
-void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global KEY_T *kb,
-                         global VAL_T *vu, ulong vu_off, global VAL_T *va, global VAL_T *vb,
-                         uint n, uint passes, uint begin_bit, uint end_bit, uint descending,
-                         uint gen_index, global uint *counts, global uint *state,
-                         global idx_t *bases)
+void clsort_radix_single(CLSORT_PARAMS(clsort_radix_single))
 {
     local union {
         os_mem tile;
@@ -282,11 +271,7 @@ void clsort_radix_single(global KEY_T *ku, ulong ku_off, global KEY_T *ka, globa
  * takes them (offsets relative to ku_off, clamped to n and to the tile: bad
  * offsets give a wrong order, never a stray write). */
 kernel __attribute__((reqd_work_group_size(CLSORT_OS_WG, 1, 1)))
-void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, global VAL_T *vu,
-                           ulong vu_off, global VAL_T *va, global const ulong *offsets,
-                           ulong offsets_off, uint use_offsets, ulong first, ulong seg_len,
-                           ulong n, uint passes, uint begin_bit, uint end_bit, uint descending,
-                           uint gen_index)
+void clsort_radix_segments(CLSORT_PARAMS(clsort_radix_segments))
 {
     local os_mem m;
     const ulong seg = get_group_id(0);
@@ -321,9 +306,7 @@ void clsort_radix_segments(global KEY_T *ku, ulong ku_off, global KEY_T *ka, glo
  * portion q + 1 starts, becomes where it starts in portion q (the pass's row
  * of bases for q = 0) plus portion q's count of digit d, the inclusive
  * prefix its last tile published. RADIX work-items. */
-kernel void clsort_radix_carry(global const uint *state, uint pass_arg, uint first,
-                               global const uint *lookback, ulong lb_off, uint last_tile,
-                               global idx_t *bases, ulong carry_off)
+kernel void clsort_radix_carry(CLSORT_PARAMS(clsort_radix_carry))
 {
     uint pass;
     const uint d = get_global_id(0);

@@ -49,8 +49,7 @@ inline void clsort_scan_tile_out(local scan_t *tile, scan_t run, uint inclusive,
 CLSORT_DEFINE_GROUP_SCAN(clsort_group_scan_t, scan_t)
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SCAN_WG, 1, 1)))
-void clsort_scan_reduce(global const scan_t *in, ulong in_off, ulong n, global scan_t *sums,
-                        ulong sums_off)
+void clsort_scan_reduce(CLSORT_PARAMS(clsort_scan_reduce))
 {
     local scan_t s[SCAN_LOCAL_WORDS(CLSORT_SCAN_WG)];
     in += in_off;
@@ -69,9 +68,7 @@ void clsort_scan_reduce(global const scan_t *in, ulong in_off, ulong n, global s
 }
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SCAN_WG, 1, 1)))
-void clsort_scan_blocks(global const scan_t *in, ulong in_off, global scan_t *out, ulong out_off,
-                        ulong n, global const scan_t *carry, ulong carry_off, uint use_carry,
-                        uint inclusive)
+void clsort_scan_blocks(CLSORT_PARAMS(clsort_scan_blocks))
 {
     carry += carry_off;
     local scan_t tile[SCAN_BLOCK + SCAN_BLOCK / 32];
@@ -278,8 +275,7 @@ inline scan_t clsort_scan_lookback_warp(global uint *state, uint epoch, uint t, 
 #endif
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SCAN_WG, 1, 1)))
-void clsort_scan_onepass(global const scan_t *in, ulong in_off, global scan_t *out, ulong out_off,
-                         ulong n, global uint *state, uint epoch, uint inclusive)
+void clsort_scan_onepass(CLSORT_PARAMS(clsort_scan_onepass))
 {
 #if SCAN_WARP && SCAN_VEC_TILE
     local uint4 tile_u128[SCAN_TILE_U128];

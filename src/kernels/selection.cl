@@ -17,9 +17,7 @@
 #endif
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SEL_WG, 1, 1)))
-void clsort_selection(global const KEY_T *keys, ulong keys_off, global const VAL_T *vals,
-                      ulong vals_off, uint n, uint begin_bit, KEY_T wmask, uint desc,
-                      global KEY_T *dk, global VAL_T *dv, uint gen_index)
+void clsort_selection(CLSORT_PARAMS(clsort_selection))
 {
     keys += keys_off;
     vals += vals_off;
@@ -39,9 +37,7 @@ void clsort_selection(global const KEY_T *keys, ulong keys_off, global const VAL
 }
 
 kernel __attribute__((reqd_work_group_size(CLSORT_SEL_WG, 1, 1)))
-void clsort_selection_local(global const KEY_T *keys, ulong keys_off, global const VAL_T *vals,
-                            ulong vals_off, uint n, uint begin_bit, KEY_T wmask, uint desc,
-                            global KEY_T *dk, global VAL_T *dv, uint gen_index)
+void clsort_selection_local(CLSORT_PARAMS(clsort_selection_local))
 {
     local KEY_T aux[CLSORT_SEL_BLOCK];
     keys += keys_off;
