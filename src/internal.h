@@ -221,7 +221,8 @@ typedef enum clsort_slot {
     CLSORT_SLOT_SEG_OFFSETS, /* device copy of host segment offsets */
     CLSORT_SLOT_SCAN_SUMS,   /* scan: block sums of every level */
     CLSORT_SLOT_SCAN_STATE,  /* scan: the single pass's tile counter and records */
-    CLSORT_SLOT_SYNC,        /* radix: the counts and the fused start's counter, zero between sorts */
+    CLSORT_SLOT_SYNC,        /* radix: the counts and the fused start's counter, zero
+                                between sorts */
     CLSORT_SLOT_COUNT
 } clsort_slot;
 
@@ -365,16 +366,17 @@ typedef struct clsort_arg {
  * A name that is not a parameter does not compile; a parameter left out
  * fails with CLSORT_ERROR_INTERNAL naming it, as does a list whose length
  * is not the kernel's number of arguments. Returns the first error. */
-#define CLSORT_SET_ARGS(ctx, k, kernel_name, ...)                                        \
-    clsort_set_args((ctx), (k), #kernel_name,                                            \
-                    &(struct { CLSORT_ARGS_##kernel_name(CLSORT_ARG_FIELD_) }){          \
-                        __VA_ARGS__},                                                    \
-                    CLSORT_ARG_NAMES_(kernel_name),                                      \
+#define CLSORT_SET_ARGS(ctx, k, kernel_name, ...)                                           \
+    clsort_set_args((ctx), (k), #kernel_name,                                               \
+                    &(struct {                                                              \
+                        CLSORT_ARGS_##kernel_name(CLSORT_ARG_FIELD_, CLSORT_ARG_FIELD_)     \
+                    }){__VA_ARGS__},                                                        \
+                    CLSORT_ARG_NAMES_(kernel_name),                                         \
                     sizeof(CLSORT_ARG_NAMES_(kernel_name)) / sizeof(const char *))
 #define CLSORT_ARG_FIELD_(type, name) clsort_arg name;
 #define CLSORT_ARG_NAME_(type, name) #name,
 #define CLSORT_ARG_NAMES_(kernel_name) \
-    ((const char *const[]){CLSORT_ARGS_##kernel_name(CLSORT_ARG_NAME_)})
+    ((const char *const[]){CLSORT_ARGS_##kernel_name(CLSORT_ARG_NAME_, CLSORT_ARG_NAME_)})
 /* args: nargs clsort_arg in a row (CLSORT_SET_ARGS's struct); names: the
  * parameters' */
 clsort_status clsort_set_args(clsort_context *ctx, cl_kernel k, const char *name, const void *args,
