@@ -39,8 +39,11 @@
  *
  * The library never prints, aborts or exits. The functions block until the
  * sort is done on this rank. Only the calling thread calls MPI (the merge's
- * helper threads do not), so any MPI thread level will do. Temporary host memory: about twice the local
- * keys and values.
+ * helper threads do not), so any MPI thread level will do. Temporary host
+ * memory: about twice the local keys and values, kept by the process for
+ * the next call (whose pages are then mapped already) and freed by
+ * MPI_Finalize; a call made while another thread's call holds them
+ * allocates its own.
  */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H

@@ -190,6 +190,8 @@ typedef struct job {
     unsigned char *keys, *values; /* the caller's */
     size_t kb, vb, n;
     unsigned char *sk, *sv, *rk, *rv; /* sorted copy (sent from), received */
+    int spare;  /* sk .. rv are the process's spare set (take_temps) */
+    int fresh;  /* some of them newly allocated: their pages not yet touched */
     /* Per-rank counters, allocated before the first collective step (a
      * rank that cannot allocate them still takes part in the first
      * MPI_Allreduce, with its failure). */
@@ -206,12 +208,99 @@ typedef struct job {
     int merge_by_sort;
 } job;
 
+/* ------------------------------------------------- temporary host memory */
+
+/* The temporaries (sorted copy and receive buffers of keys and values) of
+ * one sort are kept for the next: a code that sorts every step (a
+ * particle-in-cell code) finds their pages mapped already, where fresh
+ * blocks (glibc maps large ones anew on every call) fault every 4 KiB in
+ * the local sort, the exchange and the merge. One set per process, taken
+ * by one call at a time (a call that finds it taken, from another thread,
+ * allocates its own); freed when MPI is finalised (MPI_Finalize deletes
+ * MPI_COMM_SELF's attributes first), or by a call that fails to grow it. */
+static struct {
+    pthread_mutex_t lock;
+    int taken, keyval;
+    unsigned char *p[4];
+    size_t cap[4];
+} spares = {PTHREAD_MUTEX_INITIALIZER, 0, MPI_KEYVAL_INVALID, {NULL}, {0}};
+
+static void free_spares(void)
+{
+    for (int i = 0; i < 4; i++) {
+        free(spares.p[i]);
+        spares.p[i] = NULL;
+        spares.cap[i] = 0;
+    }
+}
+
+static int spares_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    pthread_mutex_lock(&spares.lock);
+    free_spares();
+    pthread_mutex_unlock(&spares.lock);
+    return MPI_SUCCESS;
+}
+
+/* sk, rk (n keys each) and sv, rv (n values each, pairs): the spare set
+ * grown to fit, or blocks of their own. Returns 0 without memory. */
+static int take_temps(job *j)
+{
+    const size_t m = j->n ? j->n : 1;
+    const size_t need[4] = {m * j->kb, m * j->kb, j->pairs ? m * j->vb : 0,
+                            j->pairs ? m * j->vb : 0};
+    unsigned char **dst[4] = {&j->sk, &j->rk, &j->sv, &j->rv};
+    pthread_mutex_lock(&spares.lock);
+    j->spare = !spares.taken;
+    if (j->spare) {
+        spares.taken = 1;
+        if (spares.keyval == MPI_KEYVAL_INVALID &&
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, spares_at_finalize, &spares.keyval,
+                                   NULL) == MPI_SUCCESS)
+            MPI_Comm_set_attr(MPI_COMM_SELF, spares.keyval, NULL);
+    }
+    pthread_mutex_unlock(&spares.lock);
+    int ok = 1;
+    for (int i = 0; i < 4; i++) {
+        if (!need[i])
+            continue;
+        if (!j->spare) {
+            *dst[i] = malloc(need[i]);
+            j->fresh = 1;
+        } else {
+            if (spares.cap[i] < need[i]) {
+                free(spares.p[i]);
+                spares.p[i] = malloc(need[i]);
+                spares.cap[i] = spares.p[i] ? need[i] : 0;
+                j->fresh = 1;
+            }
+            *dst[i] = spares.p[i];
+        }
+        ok &= *dst[i] != NULL;
+    }
+    if (!ok && j->spare)
+        free_spares(); /* (taken: no other call uses them) */
+    return ok;
+}
+
+static void give_temps(job *j)
+{
+    if (!j->spare) {
+        free(j->sk);
+        free(j->sv);
+        free(j->rk);
+        free(j->rv);
+        return;
+    }
+    pthread_mutex_lock(&spares.lock);
+    spares.taken = 0;
+    pthread_mutex_unlock(&spares.lock);
+}
+
 static void free_job(job *j)
 {
-    free(j->sk);
-    free(j->sv);
-    free(j->rk);
-    free(j->rv);
+    give_temps(j);
     free(j->all);
     free(j->ns);
     free(j->cut);
@@ -276,14 +365,7 @@ static clsort_status check_local(job *j)
     if (j->pairs && ranges_overlap(j->keys, j->n * j->kb, j->values, j->n * j->vb))
         return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap",
                            fn);
-    size_t m = j->n ? j->n : 1;
-    j->sk = malloc(m * j->kb);
-    j->rk = malloc(m * j->kb);
-    if (j->pairs) {
-        j->sv = malloc(m * j->vb);
-        j->rv = malloc(m * j->vb);
-    }
-    if (!j->sk || !j->rk || (j->pairs && (!j->sv || !j->rv)))
+    if (!take_temps(j))
         return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "%s: no host memory for the temporary copies of %zu elements", fn, j->n);
     return CLSORT_SUCCESS;
@@ -856,10 +938,10 @@ static clsort_status merge_host(job *j)
 
 /* ------------------------------------------------------ first touch */
 
-/* The receive buffers are fresh memory on every call (glibc maps large
- * blocks anew), so the exchange's first writes would take a page fault
- * every 4 KiB. Beside a GPU, whose sort leaves most host cores idle, the
- * merge's threads touch those pages while the local sort runs
+/* Receive buffers of fresh memory (take_temps) would take a page fault
+ * every 4 KiB at the exchange's first writes. Beside a GPU, whose sort
+ * leaves most host cores idle, the merge's threads touch those pages while
+ * the local sort runs
  * ($CLSORT_MPI_TOUCH=1 or 0 forces it on or off; measurements in
  * docs/PERFORMANCE.md). */
 typedef struct touch_part {
@@ -1084,7 +1166,7 @@ static clsort_status run(job *j, clsort_status s)
     t->check = t1 - t0;
 
     /* 2: the local sort, from the caller's arrays into sk, sv */
-    s = agree_status(j, local_sort(j, wants_touch(j)));
+    s = agree_status(j, local_sort(j, j->fresh && wants_touch(j)));
     t->local_sort = MPI_Wtime() - t1;
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)
