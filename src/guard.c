@@ -173,8 +173,12 @@ static bool sweep_dead_marks(const char *dir)
         return false;
     bool found = false;
     struct dirent *e;
+    /* this process's own marks (a build of another context, maybe in the
+     * background) are alive: fcntl locks never conflict within a process */
+    char mine[40];
+    snprintf(mine, sizeof mine, "busy-%ld-", (long)getpid());
     while ((e = readdir(d))) {
-        if (strncmp(e->d_name, "busy-", 5))
+        if (strncmp(e->d_name, "busy-", 5) || !strncmp(e->d_name, mine, strlen(mine)))
             continue;
         char path[4400];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);

@@ -20,10 +20,6 @@
 #include <string.h>
 
 #define ONESWEEP CLSORT_ALGORITHM_ONESWEEP
-/* The PoCL rows: host-array sorts whose kernels are cold sort on the host
- * up to this n (PERFORMANCE.md, decision log, area start-up: the host
- * tier); not measured on GPUs, where the rows leave it off. */
-#define TIER_MAX (1u << 25)
 #define CLASSIC CLSORT_ALGORITHM_CLASSIC
 /* The PoCL rows' shape; LARGE_MIN: see large_bits. plan_wg 1 (the plan in
  * one work-item) for correctness: PoCL 5 planned one-pass u8 sorts with 64
@@ -38,7 +34,7 @@
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .large_bits = 11, .large_min = (LARGE_MIN), \
      .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27,                \
-     .tile_min = 1u << 27, .tier_max = TIER_MAX}
+     .tile_min = 1u << 27}
 #define POCL_SEE                                                                              \
     "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
     "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"

@@ -166,7 +166,9 @@
 #define CLSORT_TUNING_KEYS_TIER(X)                                                                \
     X(tier_max, NUM, 0, 0x7fffffffu, none,                                                        \
       "host-array sorts of up to this n on the tuned route whose kernels are not yet built "      \
-      "and warm: sorted on the host while they build in the background (0: never)")
+      "and warm: sorted on the host while they build in the background (0: never; no row sets "   \
+      "it: a caller that releases its contexts before exit opts in, as the Python module does "   \
+      "on CPUs with 2^25)")
 
 /* The stems, in the order of the spec that clsort_tuning_format writes:
  * S(stem, title). */

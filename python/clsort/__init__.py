@@ -40,6 +40,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 
 import numpy as np
 
@@ -352,6 +353,13 @@ def _native_copy(a):
 
 # ------------------------------------------------------------------ context
 
+# Host-array sorts of up to this many elements run on the host while their
+# kernels are cold (the tuning key tier_max), on CPU devices.
+HOST_TIER_MAX = 1 << 25
+# Every open context, closed at exit.
+_contexts = weakref.WeakSet()
+
+
 class Context:
     """One device, its compiled kernels and its temporary memory.
 
@@ -374,6 +382,17 @@ class Context:
         if st != 0:
             raise Error(st, _last_error(None).decode(errors="replace"))
         self._ctx = p
+        _contexts.add(self)
+        # The host tier on CPU devices (docs/USAGE.md, "First use"): a cold
+        # first sort runs on the host while the kernels build in the
+        # background. The library leaves it off for C callers, which must
+        # release their contexts before exit for it; this module releases
+        # every context before the interpreter exits (_close_all).
+        spec = tuning if tuning is not None else os.environ.get("CLSORT_TUNING", "")
+        info = _DeviceInfo()
+        if ("tier_max" not in spec and _device_info(p, ctypes.byref(info)) == 0 and info.is_cpu
+                and _set_tuning(p, b"tier_max=%d" % HOST_TIER_MAX) != 0):
+            raise Error(-1, _last_error(p).decode(errors="replace"))
         if _recovered(p):
             warnings.warn("clsort: a process before this one died inside the OpenCL driver (a "
                           "damaged kernel cache?); the kernels are compiled afresh. "
@@ -667,16 +686,16 @@ def default_context():
         return _default
 
 
-def _close_default():
-    """At exit: the default context released, so that a kernel build still
+def _close_all():
+    """At exit: every context released, so that a kernel build still
     running in the background stops at its next step before the interpreter
     and the driver go (the host tier, docs/USAGE.md)."""
     with _default_lock:
-        if _default is not None:
-            _default.close()
+        for c in list(_contexts):
+            c.close()
 
 
-atexit.register(_close_default)
+atexit.register(_close_all)
 
 
 def warmup(dtypes=None, **kw):
