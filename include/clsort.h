@@ -212,8 +212,9 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  *
  * The host tier: a sort of host arrays (clsort_sort_keys, _keys_copy,
  * _pairs, clsort_argsort) whose kernels are not yet built and warm on the
- * device, of at most the tuning's tier_max elements (33554432 in the
- * PoCL rows, 0 in the others: off) and with options that leave algorithm and
+ * device, of at most the tuning's tier_max elements (0 in every row: off;
+ * a caller opts in with a tuning spec such as "tier_max=33554432", as the
+ * Python module does on CPU devices) and with options that leave algorithm and
  * radix_bits at 0, runs a radix sort on the calling thread, with results
  * identical to the device's byte for byte, while a background thread
  * builds that kind of sort's kernels as clsort_context_warmup does. Later
@@ -225,8 +226,11 @@ const char *clsort_context_build_log(const clsort_context *ctx);
  * that fails in the background is reported by the next call on the
  * context (with the build log), and the tier is off for the context from
  * then on. clsort_context_release stops the build at its next step (one
- * sort of the warmup) and waits for it, and so does exit for a context
- * never released; a later process goes on from the driver's cache.
+ * sort of the warmup) and waits for it; a later process goes on from the
+ * driver's cache. A caller that turns the tier on must release its
+ * contexts before the process exits: an exit during a background build may
+ * end in a crash inside the driver's compiler (seen with PoCL 3.1), whose
+ * own exit-time destructors run under it.
  * $CLSORT_HOST_TIER=0 turns the tier off in every context of the process
  * (the test suite and benchmarks). */
 
