@@ -453,6 +453,15 @@ class Errors(unittest.TestCase):
         self.assertTrue(any(d["is_default"] for d in clsort.devices()))
         self.assertIn("os_items", clsort.tuning_keys())
 
+    def test_host_tier_on_cpus(self):
+        # the module turns the host tier on for its contexts on CPU devices
+        # (docs/USAGE.md, "First use"), unless the spec names tier_max
+        want = "tier_max=%d" % clsort.HOST_TIER_MAX
+        with clsort.Context(DEVICE) as c:
+            self.assertEqual(want in c.tuning.split(","), c.device["is_cpu"])
+        with clsort.Context(DEVICE, tuning="tier_max=0") as c:
+            self.assertNotIn(want, c.tuning.split(","))
+
     def test_memmap(self):
         import tempfile
         x = make(np.int32, 10007, "uniform", 30)
