@@ -380,29 +380,6 @@ cl_int clsort_host_sync(clsort_context *ctx, cl_mem m, size_t bytes)
 /* ------------------------------------------------------------- merging */
 
 /* The key's order-preserving unsigned image over the bit window, inverted
- * for descending order (as the kernels order keys; see clsort.h). */
-/* A key's bits, zero-extended. */
-static inline uint64_t load_key(const char *key, unsigned bytes)
-{
-    switch (bytes) {
-    case 1: return *(const uint8_t *)key;
-    case 2: { uint16_t v; memcpy(&v, key, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, key, 4); return v; }
-    default: { uint64_t v; memcpy(&v, key, 8); return v; }
-    }
-}
-
-static inline void store_key(char *dst, uint64_t u, unsigned bytes)
-{
-    switch (bytes) {
-    case 1: *(uint8_t *)dst = (uint8_t)u; break;
-    case 2: { uint16_t v = (uint16_t)u; memcpy(dst, &v, 2); } break;
-    case 4: { uint32_t v = (uint32_t)u; memcpy(dst, &v, 4); } break;
-    default: memcpy(dst, &u, 8); break;
-    }
-}
-
-/* The key's order-preserving unsigned image over the bit window, inverted
  * for descending order (as the kernels order keys; see clsort.h), from its
  * bits. */
 static inline uint64_t image_bits(const clsort_merge *m, uint64_t u)
@@ -417,7 +394,7 @@ static inline uint64_t image_bits(const clsort_merge *m, uint64_t u)
 
 static inline uint64_t image_of(const clsort_merge *m, const char *key)
 {
-    return image_bits(m, load_key(key, m->key_bytes));
+    return image_bits(m, clsort_load_bits(key, m->key_bytes));
 }
 
 /* The key of element i of a run (through the index when merging argsort
@@ -494,10 +471,10 @@ static inline void merge_range(const merge_pass *p, size_t d0, size_t d1, size_t
     const char *ak = p->a.k, *av = p->a.v, *bk = p->b.k, *bv = p->b.v;
     if (kb) { /* keys carried: the loaded bits are stored, no second load */
         while (i < iend && k < kend) {
-            const uint64_t ra = load_key(ak + i * kb, (unsigned)kb);
-            const uint64_t rk = load_key(bk + k * kb, (unsigned)kb);
+            const uint64_t ra = clsort_load_bits(ak + i * kb, (unsigned)kb);
+            const uint64_t rk = clsort_load_bits(bk + k * kb, (unsigned)kb);
             const bool take_a = image_bits(m, ra) <= image_bits(m, rk);
-            store_key(ok, take_a ? ra : rk, (unsigned)kb);
+            clsort_store_bits(ok, take_a ? ra : rk, (unsigned)kb);
             ok += kb;
             if (rb) {
                 copy_rec(ov, take_a ? av + i * rb : bv + k * rb, rb);

@@ -40,24 +40,20 @@ static void *big_alloc(size_t bytes)
     return p;
 }
 
-static inline uint64_t load_bits(const char *p, unsigned bytes)
+/* Turns a pass's digit counts c[0, radix) into where each digit starts;
+ * false (c left as it is) when digit d0, some key's, has all n keys: the
+ * pass would move nothing. */
+static inline bool digit_starts(size_t *c, size_t radix, size_t n, size_t d0)
 {
-    switch (bytes) {
-    case 1: return *(const uint8_t *)p;
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    if (c[d0] == n)
+        return false;
+    size_t sum = 0;
+    for (size_t d = 0; d < radix; d++) {
+        const size_t x = c[d];
+        c[d] = sum;
+        sum += x;
     }
-}
-
-static inline void store_bits(char *p, uint64_t u, unsigned bytes)
-{
-    switch (bytes) {
-    case 1: *(uint8_t *)p = (uint8_t)u; break;
-    case 2: { uint16_t v = (uint16_t)u; memcpy(p, &v, 2); } break;
-    case 4: { uint32_t v = (uint32_t)u; memcpy(p, &v, 4); } break;
-    default: memcpy(p, &u, 8); break;
-    }
+    return true;
 }
 
 /* What the typed sorts share: the window, the digits and the counts. */
@@ -88,11 +84,13 @@ typedef struct radix_plan {
         const char *in = j->keys_in, *vals = j->values;                                          \
         size_t *cnt = pl->counts;                                                                \
         for (size_t i = 0; i < n; i++) {                                                         \
-            const uint64_t u = load_bits(in + i * kb, kb);                                       \
+            const uint64_t u = clsort_load_bits(in + i * kb, kb);                                \
             const T img = (T)(((clsort_key_image(u, kb, kind) >> begin) & wmask) ^ flip);        \
             a[i].k = img;                                                                        \
+            const uint64_t packed = pl->pack ? clsort_load_bits(vals + i * pl->pack, pl->pack)   \
+                                             : 0;                                                \
             a[i].v = pl->carry_keys ? (T)u                                                       \
-                     : pl->pack ? (T)(u | load_bits(vals + i * pl->pack, pl->pack) << (kb * 8))  \
+                     : pl->pack ? (T)(u | packed << (kb * 8))                                    \
                                 : (T)i;                                                          \
             for (unsigned p = 0; p < passes; p++)                                                \
                 cnt[p * radix + ((img >> (p * r)) & (radix - 1))]++;                             \
@@ -100,14 +98,8 @@ typedef struct radix_plan {
         for (unsigned p = 0; p < passes; p++) {                                                  \
             size_t *c = cnt + p * radix;                                                         \
             const unsigned shift = p * r;                                                        \
-            if (c[(a[0].k >> shift) & (radix - 1)] == n)                                         \
+            if (!digit_starts(c, radix, n, (a[0].k >> shift) & (radix - 1)))                    \
                 continue; /* the same digit in every key */                                      \
-            size_t sum = 0;                                                                      \
-            for (size_t d = 0; d < radix; d++) {                                                 \
-                const size_t x = c[d];                                                           \
-                c[d] = sum;                                                                      \
-                sum += x;                                                                        \
-            }                                                                                    \
             for (size_t i = 0; i < n; i++)                                                       \
                 b[c[(a[i].k >> shift) & (radix - 1)]++] = a[i];                                  \
             NAME##_rec *t = a;                                                                   \
@@ -150,14 +142,8 @@ CLSORT_DEFINE_HOST_RADIX(sort64, uint64_t)
         for (unsigned p = 0; p < passes; p++) {                                                  \
             size_t *c = cnt + p * radix;                                                         \
             const unsigned shift = p * r;                                                        \
-            if (c[(a[0] >> shift) & (radix - 1)] == n)                                           \
+            if (!digit_starts(c, radix, n, (a[0] >> shift) & (radix - 1)))                       \
                 continue;                                                                        \
-            size_t sum = 0;                                                                      \
-            for (size_t d = 0; d < radix; d++) {                                                 \
-                const size_t x = c[d];                                                           \
-                c[d] = sum;                                                                      \
-                sum += x;                                                                        \
-            }                                                                                    \
             for (size_t i = 0; i < n; i++)                                                       \
                 b[c[(a[i] >> shift) & (radix - 1)]++] = a[i];                                    \
             T *t = a;                                                                            \
@@ -184,7 +170,7 @@ static void gather(char *dst, const char *src, size_t size, const char *payloads
                    unsigned pbytes, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const uint64_t p = load_bits(payloads + i * stride, pbytes);
+        const uint64_t p = clsort_load_bits(payloads + i * stride, pbytes);
         memcpy(dst + i * size, src + p * size, size);
     }
 }
@@ -244,17 +230,17 @@ clsort_status clsort_host_radix_sort(clsort_context *ctx, const char *fn,
     const char *pay = out + half;
     if (pl.carry_keys) {
         for (size_t i = 0; i < n; i++)
-            store_bits((char *)j->keys_out + i * kb, load_bits(pay + i * rec, (unsigned)half), kb);
+            clsort_store_bits((char *)j->keys_out + i * kb,
+                              clsort_load_bits(pay + i * rec, (unsigned)half), kb);
     } else if (j->indices) {
         for (size_t i = 0; i < n; i++)
-            store_bits((char *)j->indices + i * j->index_bytes, load_bits(pay + i * rec,
-                                                                          (unsigned)half),
-                       j->index_bytes);
+            clsort_store_bits((char *)j->indices + i * j->index_bytes,
+                              clsort_load_bits(pay + i * rec, (unsigned)half), j->index_bytes);
     } else if (pl.pack) {
         for (size_t i = 0; i < n; i++) {
-            const uint64_t v = load_bits(pay + i * rec, (unsigned)half);
-            store_bits((char *)j->keys_out + i * kb, v, kb);
-            store_bits((char *)j->values + i * pl.pack, v >> (kb * 8), pl.pack);
+            const uint64_t v = clsort_load_bits(pay + i * rec, (unsigned)half);
+            clsort_store_bits((char *)j->keys_out + i * kb, v, kb);
+            clsort_store_bits((char *)j->values + i * pl.pack, v >> (kb * 8), pl.pack);
         }
     } else { /* pairs, in place: keys then values through tmp */
         gather(tmp, j->keys_in, kb, pay, rec, (unsigned)half, n);

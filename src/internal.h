@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* a / b rounded up, and the least power of two >= x (1 for 0) */
 static inline size_t div_up(size_t a, size_t b) { return (a + b - 1) / b; }
@@ -19,6 +20,27 @@ static inline size_t pow2_ceil(size_t x)
     while (p < x)
         p *= 2;
     return p;
+}
+
+/* An element's bits (1, 2, 4 or 8 bytes), zero-extended, and back. */
+static inline uint64_t clsort_load_bits(const char *p, unsigned bytes)
+{
+    switch (bytes) {
+    case 1: return *(const uint8_t *)p;
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+    default: { uint64_t v; memcpy(&v, p, 8); return v; }
+    }
+}
+
+static inline void clsort_store_bits(char *p, uint64_t u, unsigned bytes)
+{
+    switch (bytes) {
+    case 1: *(uint8_t *)p = (uint8_t)u; break;
+    case 2: { uint16_t v = (uint16_t)u; memcpy(p, &v, 2); } break;
+    case 4: { uint32_t v = (uint32_t)u; memcpy(p, &v, 4); } break;
+    default: memcpy(p, &u, 8); break;
+    }
 }
 
 /* A key's order-preserving unsigned image (clsort.h, "Key order") from its
