@@ -23,6 +23,7 @@ typedef struct radix_shape {
     bool index64;
     /* onesweep */
     unsigned os_wg, os_items, lb_batch;
+    unsigned match_max; /* atomic_or ranking: match.any for tiles of so few digits */
     unsigned persist; /* persistent work-groups per compute unit (0: one per tile) */
     size_t tile, portion, portions, tiles_pp;
     /* classic */

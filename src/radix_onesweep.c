@@ -51,6 +51,10 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
     s->lb_batch = s->val_bytes && t->lb_batch_pairs ? t->lb_batch_pairs : t->lb_batch;
     if (!s->lb_batch)
         s->lb_batch = 1;
+    /* match.any needs sm_70 */
+    s->match_max = s->rank == CLSORT_RANK_ATOMIC_OR && ctx->facts.nv_cc_major >= 7
+                       ? t->os_match_max
+                       : 0;
     s->persist = s->key_bytes == 8 && !s->val_bytes && t->os_persist_wide
                      ? t->os_persist_wide
                      : t->os_persist;
@@ -141,6 +145,8 @@ int radix_onesweep_options(const clsort_context *ctx, const radix_shape *s,
                     " -DCLSORT_OS_WG=%u -DCLSORT_OS_ITEMS=%u -DCLSORT_OS_RANK=%u"
                     " -DCLSORT_LB_BATCH=%u -DCLSORT_OS_PERSIST=%d",
                     s->os_wg, s->os_items, s->rank, s->lb_batch, s->persist ? 1 : 0);
+    if (s->match_max)
+        len += snprintf(opts + len, size - (size_t)len, " -DCLSORT_OS_MATCH_MAX=%u", s->match_max);
     if (s->rank == CLSORT_RANK_SERIAL)
         len = radix_msd_options(ctx, s, key, opts, len, size);
     return len;

@@ -107,8 +107,10 @@ size_t test_shapes(clsort_context *probe, const char **specs, size_t cap)
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=ballot,big_min=100000,big_wg=384,big_items=28", /* keys alone from 100000: 384 x 28 */
         "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,fused_max=0,chain_max=0,"
         "big_min_pairs=100000,big_wg_pairs=384,big_items_pairs=24", /* fill, upfront, plan, passes; pairs from 100000: 384 x 24 */
-        "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,lb_batch=1", /* one word a round */
-        "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,single_max=100000",
+        "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,lb_batch=1,"
+        "os_match_max=0", /* one word a round; atomic_or on every tile */
+        "algorithm=onesweep,os_wg=512,os_items=20,os_rank=atomic_or,single_max=100000,"
+        "os_match_max=256", /* match.any on every tile */
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=ballot,single_max=100000",
     };
     size_t k = 0;

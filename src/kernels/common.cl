@@ -329,6 +329,13 @@ inline uint clsort_match_ballot(uint v, uint bits)
     }
     return m;
 }
+/* Lanes whose v equals this lane's (sm_70's match.any). */
+inline uint clsort_match_any(uint v)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(v));
+    return m;
+}
 /* The warp's lanes meet here, and their local memory accesses before it
  * are seen by all of them after it (__syncwarp). */
 inline void clsort_warp_sync(void)

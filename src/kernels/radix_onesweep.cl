@@ -26,6 +26,9 @@
 #if CLSORT_OS_RANK >= 3 && (!CLSORT_NVIDIA || CLSORT_OS_WG % 32 != 0)
 #error "warp ranking (CLSORT_OS_RANK 3, 4) needs NVIDIA and a work-group size multiple of 32"
 #endif
+#if CLSORT_OS_RANK >= 3 && CLSORT_RADIX_BITS > 8
+#error "the warp ranking packs digits of at most 8 bits four to a word"
+#endif
 #define OS_MSD_LAUNCHES 0 /* MSD order is the CPU shape's alone (radix_msd.cl) */
 
 #if CLSORT_OS_RANK >= 3
@@ -64,6 +67,7 @@ typedef struct os_mem {
     uint lstart[RADIX], lcount[RADIX];
     uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
     uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
+    uint distinct; /* the tile's digits that occur */
 #endif
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
     uint next; /* a persistent work-group's next tile (next_counter) */
@@ -118,6 +122,77 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     }
 }
 #else
+/* How a warp ranks its keys (os_rank_key). Under atomic_or a warp's keys
+ * that share a digit serialise on one word, while match.any costs less the
+ * fewer distinct digits a warp holds and far more than atomic_or on
+ * uniform digits: with CLSORT_OS_RANK 4, a tile whose keys have at most
+ * CLSORT_OS_MATCH_MAX distinct digits ranks by match.any (repeated keys,
+ * and every pass after the first over few distinct values, whose equal
+ * keys then lie together). The tile's count of digits that occur comes
+ * with its digit scan, at the cost of a ballot. */
+#define OS_BY_OR 0
+#define OS_BY_BALLOT 1
+#define OS_BY_MATCH 2
+#ifndef CLSORT_OS_MATCH_MAX
+#define CLSORT_OS_MATCH_MAX 0
+#endif
+
+/* The rank of a key of digit d among the warp's keys so far: its peers
+ * (same digit, this round) get consecutive places after what the warp's
+ * earlier keys of that digit took; the highest peer bumps the warp's
+ * counter wh[d] and broadcasts the old value. wm: the warp's digit masks
+ * (zero between keys) for OS_BY_OR. */
+inline uint os_rank_key(uint how, uint d, uint lane, uint le_mask, local uint *wh,
+                        volatile local uint *wm)
+{
+    uint peers;
+    if (how == OS_BY_MATCH) {
+        peers = clsort_match_any(d);
+    } else if (how == OS_BY_BALLOT) {
+        peers = clsort_match_ballot(d, CLSORT_RADIX_BITS);
+    } else {
+        /* each lane sets its bit in its digit's mask, and after the warp
+         * meets, the mask is its peers */
+        atomic_or(&wm[d], 1u << lane);
+        clsort_warp_sync();
+        peers = wm[d];
+    }
+    const uint leader = 31 - clz(peers);
+    const uint below = popcount(peers & le_mask);
+    uint off = 0;
+    if (lane == leader)
+        off = atomic_add(&wh[d], below);
+    const uint r = clsort_shfl(off, leader) + below - 1;
+    if (how == OS_BY_OR) {
+        /* every lane has read its mask (the shuffle waited for them all;
+         * the empty asm keeps the compiler from moving the store above it,
+         * as CUB's WARP_MATCH_ATOMIC_OR relies on): the leader clears it
+         * for the next key */
+        asm volatile("" ::: "memory");
+        if (lane == leader)
+            wm[d] = 0;
+        clsort_warp_sync();
+    }
+    return r;
+}
+
+/* The ranks of a work-item's keys (their digits dg, four to a word), two
+ * 16-bit ranks to a word of rk; `how` a constant where it is called, so
+ * that each way is a loop of its own (a test per key measured slower). */
+inline void os_rank_keys(uint how, const uint *dg, uint *rk, uint lane, local uint *wh,
+                         volatile local uint *wm)
+{
+    const uint le_mask = clsort_lanemask_le();
+#pragma unroll
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+        const uint r = os_rank_key(how, (dg[j / 4] >> (8 * (j % 4))) & 0xffu, lane, le_mask, wh, wm);
+        if (j & 1)
+            rk[j / 2] |= r << 16;
+        else
+            rk[j / 2] = r;
+    }
+}
+
 /* NVIDIA: a warp-striped tile, counts per warp, warp ranking. */
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
@@ -131,14 +206,16 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     local uint *wh = lwh + warp * RADIX;
     FOR_EACH_LOCAL(e, WH_WORDS)
         lwh[e] = 0;
+    if (lid == 0)
+        m->distinct = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
     const uint wbase = warp * (32 * CLSORT_OS_ITEMS) + lane;
 
-    /* Registers are what limits occupancy here: keep the keys, recompute
-     * digits when needed, and pack two 16-bit ranks into each word. The
+    /* Registers are what limits occupancy here: keep the keys, pack their
+     * digits four to a word and two 16-bit ranks into each word. The
      * keys load from one pointer with constant offsets (an index per key
      * made an address computation each; decision log, GPU pass). Which
      * keys exist: with values, a count of the work-item's keys (j < own);
@@ -157,10 +234,16 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
         keys[j] = ITEM_OK(j) ? ksrc[j * 32] : (KEY_T)0;
+    /* the digits, 4 to a word, for the ranking (computed once: a float
+     * key's image takes several instructions) */
+    uint dg[(CLSORT_OS_ITEMS + 3) / 4];
 #pragma unroll
-    for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
+    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
+        const uint d = ITEM_OK(j) ? DIG(keys[j]) : RADIX - 1;
         if (ITEM_OK(j))
-            atomic_inc(&wh[DIG(keys[j])]);
+            atomic_inc(&wh[d]);
+        dg[j / 4] = j % 4 ? dg[j / 4] | d << (8 * (j % 4)) : d;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 #if WARP_DIGIT_SCAN
     /* One work-item per digit: its count per warp becomes an exclusive
@@ -178,8 +261,11 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (lb)
             clsort_publish_aggregate(lb, tile, lid, tot);
         incl = clsort_warp_inclusive_scan(tot, lane);
-        if (lane == 31)
+        const uint occur = clsort_ballot(tot != 0);
+        if (lane == 31) {
             m->wsum[warp] = incl;
+            atomic_add(&m->distinct, popcount(occur));
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < RADIX) {
@@ -203,6 +289,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         m->lstart[d] = tot;
         if (lb)
             clsort_publish_aggregate(lb, tile, d, tot);
+        if (tot)
+            atomic_inc(&m->distinct);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
@@ -212,49 +300,20 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
-    /* Rank: the peers of a key (same digit, same warp) get consecutive
-     * places after what the warp's earlier keys of that digit took; the
-     * highest peer bumps the warp's counter and broadcasts the old value.
-     * Keys past the end of a partial tile rank last (digit RADIX-1) and are
-     * never written. */
+    /* Rank. Keys past the end of a partial tile rank last (digit RADIX-1)
+     * and are never written. */
     uint rk[(CLSORT_OS_ITEMS + 1) / 2];
-    const uint le_mask = clsort_lanemask_le();
 #if CLSORT_OS_RANK == 4
-    /* the warp's digit masks (zero between keys): each lane sets its bit in
-     * its digit's mask, and after the warp meets, the mask is its peers */
     volatile local uint *wm = lwh + WARPS * RADIX + warp * RADIX;
+#if CLSORT_OS_MATCH_MAX > 0
+    if (m->distinct <= CLSORT_OS_MATCH_MAX) /* uniform: read after the scan's barriers */
+        os_rank_keys(OS_BY_MATCH, dg, rk, lane, wh, wm);
+    else
 #endif
-#pragma unroll
-    for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
-        const uint d = ITEM_OK(j) ? DIG(keys[j]) : RADIX - 1;
-#if CLSORT_OS_RANK == 3
-        uint peers = clsort_match_ballot(d, CLSORT_RADIX_BITS);
+        os_rank_keys(OS_BY_OR, dg, rk, lane, wh, wm);
 #else
-        atomic_or(&wm[d], 1u << lane);
-        clsort_warp_sync();
-        uint peers = wm[d];
+    os_rank_keys(OS_BY_BALLOT, dg, rk, lane, wh, 0);
 #endif
-        uint leader = 31 - clz(peers);
-        uint below = popcount(peers & le_mask);
-        uint off = 0;
-        if (lane == leader)
-            off = atomic_add(&wh[d], below);
-        uint r = clsort_shfl(off, leader) + below - 1;
-#if CLSORT_OS_RANK == 4
-        /* every lane has read its mask (the shuffle waited for them all;
-         * the empty asm keeps the compiler from moving the store above it,
-         * as CUB's WARP_MATCH_ATOMIC_OR relies on): the leader clears it
-         * for the next key */
-        asm volatile("" ::: "memory");
-        if (lane == leader)
-            wm[d] = 0;
-        clsort_warp_sync();
-#endif
-        if (j & 1)
-            rk[j / 2] |= r << 16;
-        else
-            rk[j / 2] = r;
-    }
 #define RANK_OF(j) ((rk[(j) / 2] >> (((j) & 1) * 16)) & 0xffffu)
     /* Stage the tile in digit order, then look back (its latency overlaps
      * the other work-groups' progress), then write it out. */
