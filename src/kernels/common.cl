@@ -98,8 +98,9 @@ inline KEY_T clsort_float_image(KEY_T k)
 
 /* The digit of one pass: bits [shift, shift + width) of the image, inverted
  * within the digit for descending order (flip == 2^width - 1, else 0). */
-#define DIGIT_OF(k, shift, mask, flip) \
-    ((uint)((RADIX_IMAGE(k) >> (shift)) & (KEY_T)(mask)) ^ (flip))
+#define DIGIT_OF(k, shift, mask, flip) DIGIT_OF_IMAGE(RADIX_IMAGE(k), shift, mask, flip)
+#define DIGIT_OF_IMAGE(img, shift, mask, flip) \
+    ((uint)(((img) >> (shift)) & (KEY_T)(mask)) ^ (flip))
 
 /* Look-back words: 2 status bits over a 30-bit count. */
 #define LB_EMPTY 0u

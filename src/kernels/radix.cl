@@ -184,8 +184,20 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
      * may wrap, so the loop has no trip count and does not vectorise
      * (decision log, CPU) */
     KEY_T a = *any, ac = *anyc;
+#if CLSORT_KEY_KIND == 2
+    /* a float key's image takes several instructions: taken once per key,
+     * into a block that stays in L1, not once per pass */
+    KEY_T im[2048];
+#define CNT_IMAGE(i) im[(i) - b0]
+#else
+#define CNT_IMAGE(i) RADIX_IMAGE(keys[i])
+#endif
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
+#if CLSORT_KEY_KIND == 2
+        for (ulong i = b0; i < b1; i++)
+            im[i - b0] = RADIX_IMAGE(keys[i]);
+#endif
         if ((fl & ORDER_BOTH) != ORDER_BOTH) {
             /* three OR-reductions of comparisons: a loop that vectorises */
             uint desc = 0, asc = 0, tie = 0;
@@ -199,17 +211,21 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             fl |= (desc ? ORDER_DESCENT : 0u) | (asc ? ORDER_ASCENT : 0u) | (tie ? ORDER_TIE : 0u);
         }
         if (want_bits)
-            for (ulong i = b0; i < b1; i++)
-                clsort_note_bits(keys[i], &a, &ac);
+            for (ulong i = b0; i < b1; i++) {
+                const KEY_T img = CNT_IMAGE(i);
+                a |= img;
+                ac |= (KEY_T)~img;
+            }
         for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
             const uint flip = descending ? mask : 0u;
             uint *hp = ph + p * RADIX;
             for (ulong i = b0; i < b1; i++)
-                hp[DIGIT_OF(keys[i], shift, mask, flip)]++;
+                hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
         }
     }
+#undef CNT_IMAGE
     *any = a;
     *anyc = ac;
     for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
