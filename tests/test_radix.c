@@ -679,8 +679,9 @@ void test_radix_persistent(void)
         "algorithm=onesweep,os_wg=256,os_items=8,os_rank=ballot,os_persist=1,chain_max=0",
         "algorithm=onesweep,os_wg=384,os_items=20,os_rank=ballot,os_persist=3,chain_max=0,"
         "portion_max=2000000",
-        "algorithm=onesweep,os_wg=256,os_items=24,os_rank=atomic_or,os_persist=2,chain_max=0,"
-        "os_match_max=256",
+        /* the row's os_match_max: uniform tiles by atomic_or, repeated ones by
+         * match.any, both in one persistent work-group */
+        "algorithm=onesweep,os_wg=256,os_items=24,os_rank=atomic_or,os_persist=2,chain_max=0",
     };
     static const size_t sizes[] = {1, 4999, 100003, 1000003, 4194305};
     for (size_t si = 0; si < (nvidia ? 5u : 2u); si++) {

@@ -19,6 +19,8 @@
  *                    warp's digit masks, both through inline PTX (NVIDIA)
  *   CLSORT_OS_PERSIST  1: persistent work-groups, each taking tile after
  *                    tile (radix_passes.cl)
+ *   CLSORT_OS_MATCH_MAX  with rank 4: tiles of at most this many distinct
+ *                    digits rank by match.any (sm_70; optional, 0: never)
  */
 #if CLSORT_OS_RANK != 1 && CLSORT_OS_RANK != 3 && CLSORT_OS_RANK != 4
 #error "radix_onesweep.cl ranks a tile by CLSORT_OS_RANK 1 (local), 3 (ballot) or 4 (atomic_or)"
@@ -29,7 +31,15 @@
 #if CLSORT_OS_RANK >= 3 && CLSORT_RADIX_BITS > 8
 #error "the warp ranking packs digits of at most 8 bits four to a word"
 #endif
-#define OS_MSD_LAUNCHES 0 /* MSD order is the CPU shape's alone (radix_msd.cl) */
+#define OS_MSD_LAUNCHES 0
+#ifndef CLSORT_OS_MATCH_MAX
+#define CLSORT_OS_MATCH_MAX 0
+#endif
+/* the tile's choice between match.any and atomic_or (os_rank_keys) */
+#define OS_MATCH (CLSORT_OS_RANK == 4 && CLSORT_OS_MATCH_MAX > 0)
+#if OS_MATCH && !CLSORT_NV_SM70
+#error "CLSORT_OS_MATCH_MAX needs match.any (compute capability 7 or later)"
+#endif /* MSD order is the CPU shape's alone (radix_msd.cl) */
 
 #if CLSORT_OS_RANK >= 3
 #define WARPS (CLSORT_OS_WG / 32)
@@ -67,7 +77,7 @@ typedef struct os_mem {
     uint lstart[RADIX], lcount[RADIX];
     uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
     uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
-    uint distinct; /* the tile's digits that occur */
+    uint distinct; /* how many digits occur in the tile (OS_MATCH) */
 #endif
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
     uint next; /* a persistent work-group's next tile (next_counter) */
@@ -128,14 +138,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
  * uniform digits: with CLSORT_OS_RANK 4, a tile whose keys have at most
  * CLSORT_OS_MATCH_MAX distinct digits ranks by match.any (repeated keys,
  * and every pass after the first over few distinct values, whose equal
- * keys then lie together). The tile's count of digits that occur comes
- * with its digit scan, at the cost of a ballot. */
+ * keys then lie together). How many digits occur in the tile comes with
+ * its digit scan: a ballot per warp of digit work-items (or, without the
+ * warp scan, a local atomic per digit that occurs). */
 #define OS_BY_OR 0
 #define OS_BY_BALLOT 1
 #define OS_BY_MATCH 2
-#ifndef CLSORT_OS_MATCH_MAX
-#define CLSORT_OS_MATCH_MAX 0
-#endif
 
 /* The rank of a key of digit d among the warp's keys so far: its peers
  * (same digit, this round) get consecutive places after what the warp's
@@ -146,9 +154,12 @@ inline uint os_rank_key(uint how, uint d, uint lane, uint le_mask, local uint *w
                         volatile local uint *wm)
 {
     uint peers;
-    if (how == OS_BY_MATCH) {
+#if OS_MATCH
+    if (how == OS_BY_MATCH)
         peers = clsort_match_any(d);
-    } else if (how == OS_BY_BALLOT) {
+    else
+#endif
+    if (how == OS_BY_BALLOT) {
         peers = clsort_match_ballot(d, CLSORT_RADIX_BITS);
     } else {
         /* each lane sets its bit in its digit's mask, and after the warp
@@ -206,8 +217,10 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     local uint *wh = lwh + warp * RADIX;
     FOR_EACH_LOCAL(e, WH_WORDS)
         lwh[e] = 0;
+#if OS_MATCH
     if (lid == 0)
         m->distinct = 0;
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
@@ -261,11 +274,13 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (lb)
             clsort_publish_aggregate(lb, tile, lid, tot);
         incl = clsort_warp_inclusive_scan(tot, lane);
+#if OS_MATCH
         const uint occur = clsort_ballot(tot != 0);
-        if (lane == 31) {
-            m->wsum[warp] = incl;
+        if (lane == 31)
             atomic_add(&m->distinct, popcount(occur));
-        }
+#endif
+        if (lane == 31)
+            m->wsum[warp] = incl;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < RADIX) {
@@ -289,8 +304,10 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         m->lstart[d] = tot;
         if (lb)
             clsort_publish_aggregate(lb, tile, d, tot);
+#if OS_MATCH
         if (tot)
             atomic_inc(&m->distinct);
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
@@ -305,7 +322,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     uint rk[(CLSORT_OS_ITEMS + 1) / 2];
 #if CLSORT_OS_RANK == 4
     volatile local uint *wm = lwh + WARPS * RADIX + warp * RADIX;
-#if CLSORT_OS_MATCH_MAX > 0
+#if OS_MATCH
     if (m->distinct <= CLSORT_OS_MATCH_MAX) /* uniform: read after the scan's barriers */
         os_rank_keys(OS_BY_MATCH, dg, rk, lane, wh, wm);
     else
