@@ -146,7 +146,8 @@ unsigned clsort_tuned_radix_bits(const clsort_tuning *t, size_t n, unsigned bits
                                  unsigned algorithm);
 /* Local memory of the onesweep kernel for a shape (radix.c). */
 size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, size_t radix,
-                                   size_t key_bytes, size_t val_bytes, size_t idx_bytes);
+                                   size_t key_bytes, size_t val_bytes, size_t idx_bytes,
+                                   bool float_keys);
 
 /* The tuned row for a device (table, then the cache file, then $CLSORT_TUNING
  * or the config's spec). */

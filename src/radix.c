@@ -34,6 +34,7 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
                                                      job->algorithm);
     s->radix = 1u << s->r;
     s->key_bytes = job->key.bytes;
+    s->float_keys = job->key.kind == 2;
     s->max_passes = (unsigned)div_up(job->key.bytes * 8, s->r);
     s->passes = (unsigned)div_up(job->end_bit - job->begin_bit, s->r);
     s->val_bytes = job->vals ? job->val_bytes : 0;

@@ -20,6 +20,7 @@ typedef struct radix_shape {
     unsigned r, radix, passes, max_passes;
     unsigned algorithm, rank;
     unsigned key_bytes, val_bytes, idx_bytes;
+    bool float_keys;
     bool index64;
     /* onesweep */
     unsigned os_wg, os_items, lb_batch;

@@ -11,13 +11,15 @@
 #include <stdio.h>
 
 /* Local memory of the onesweep kernel (os_mem; OS_MEM_BYTES, radix_layout.h,
- * less its slack): rank, work-group size, keys per work-item, RADIX, and the
- * bytes of a key, a value (0: none) and an index. */
+ * less its slack): rank, work-group size, keys per work-item, RADIX, the
+ * bytes of a key, a value (0: none) and an index, and whether the keys are
+ * floats. */
 size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, size_t R,
-                                   size_t key_bytes, size_t val_bytes, size_t idx_bytes)
+                                   size_t key_bytes, size_t val_bytes, size_t idx_bytes,
+                                   bool float_keys)
 {
     const size_t w = wg, tile = w * items;
-    return OS_MEM_BYTES(rank, w, tile, R, key_bytes, val_bytes, idx_bytes);
+    return OS_MEM_BYTES(rank, w, tile, R, key_bytes, val_bytes, idx_bytes, float_keys ? 1 : 0);
 }
 
 /* The kernels' struct of a tile's local memory (os_mem), its padding
@@ -25,7 +27,7 @@ size_t clsort_onesweep_local_bytes(unsigned rank, unsigned wg, unsigned items, s
 static size_t os_mem_bytes(const radix_shape *s, unsigned items)
 {
     return clsort_onesweep_local_bytes(s->rank, s->os_wg, items, s->radix, s->key_bytes,
-                                       s->val_bytes, s->idx_bytes) +
+                                       s->val_bytes, s->idx_bytes, s->float_keys) +
            OS_MEM_SLACK;
 }
 

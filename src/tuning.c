@@ -477,7 +477,7 @@ static clsort_status check_shape(const clsort_tuning *t, const clsort_device_fac
         if (ranks[i] >= CLSORT_RANK_WARP) {
             const unsigned r = t->radix_bits < 8 ? t->radix_bits : 8;
             const size_t need =
-                clsort_onesweep_local_bytes(ranks[i], tile_wgs[i], 1, 1u << r, 1, 0, 8);
+                clsort_onesweep_local_bytes(ranks[i], tile_wgs[i], 1, 1u << r, 1, 0, 8, false);
             if (need > f->local_mem_bytes) {
                 snprintf(err, errsize, "os_rank%s=%s with os_wg%s=%u needs %zu bytes of local "
                          "memory before any keys; the device has %zu",

@@ -75,11 +75,12 @@
  * members and at its end) and, in the serial shape, its two words: for the
  * ranking (CLSORT_RANK_*: 0 serial, 1 local, 3 ballot, 4 atomic_or), wg
  * work-items, a tile of `tile` keys, `radix` digits, and keys, values (0:
- * none) and indices of kb, vb and ib bytes. The struct takes at most
+ * none) and indices of kb, vb and ib bytes; fk 1: the serial shape keeps
+ * each float key's digit (a byte, or two above 256 digits). The struct takes at most
  * OS_MEM_SLACK bytes more, which the host adds; each of those files checks
  * its struct against both bounds as it compiles (OS_MEM_CHECK). */
-#define OS_MEM_BYTES(rank, wg, tile, radix, kb, vb, ib)                                         \
-    ((rank) == 0   ? (tile) * ((kb) + (vb))                                                    \
+#define OS_MEM_BYTES(rank, wg, tile, radix, kb, vb, ib, fk)                                     \
+    ((rank) == 0   ? (tile) * ((kb) + (vb) + ((fk) ? ((radix) <= 256 ? 1 : 2) : 0))            \
      : (rank) == 1 ? (tile) * (kb) + (tile) + 2 * (tile) * 2 + RANK_CNT_WORDS(wg) * 2 +        \
                          OS_MEM_COMMON_(wg, radix, ib)                                         \
                    : OS_MEM_MAX_(OS_MEM_16_((tile) * OS_MEM_MAX_(kb, vb)),                     \

@@ -30,6 +30,15 @@
 #endif
 #define OS_MSD_LAUNCHES 1 /* the top pass's launch runs the pass the plan chose */
 
+/* Float keys keep each key's digit from the count to the scatter: their
+ * image takes several instructions, an integer key's digit two. */
+#define OS_TILE_DIGITS (CLSORT_KEY_KIND == 2)
+#if RADIX <= 256
+typedef uchar os_digit_t;
+#else
+typedef ushort os_digit_t;
+#endif
+
 /* The local memory of a tile: the tile in digit order (OS_MEM_BYTES in
  * radix_layout.h counts it for the host, and the check after it stops the
  * build where the two disagree). */
@@ -38,11 +47,14 @@ typedef struct os_mem {
 #if HAVE_VALUES
     VAL_T stage_v[OS_TILE];
 #endif
+#if OS_TILE_DIGITS
+    os_digit_t digit[OS_TILE];
+#endif
     uint tile; /* the tile's number */
     uint next; /* unused: the serial shape has no persistent work-groups */
 } os_mem;
 OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_KEY_BYTES,
-                          CLSORT_VAL_BYTES, sizeof(idx_t)));
+                          CLSORT_VAL_BYTES, sizeof(idx_t), OS_TILE_DIGITS));
 
 /* Non-temporal stores (the CPU shape on x86-64 through clang, as PoCL's
  * kernels are built; the host's choice, tuning nt_min): sorts of at least
@@ -197,7 +209,19 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint cnt = min((uint)OS_TILE, len - t0);
     uint h[RADIX];
     idx_t at[RADIX]; /* digit starts in the stage, then the runs' destinations */
+#if OS_TILE_DIGITS
+    for (uint d = 0; d < RADIX; d++)
+        h[d] = 0;
+    for (uint i = 0; i < cnt; i++) {
+        const uint d = DIGIT_OF(src[t0 + i], shift, mask, flip);
+        m->digit[i] = (os_digit_t)d;
+        h[d]++;
+    }
+#define TILE_DIGIT(i, k) m->digit[i]
+#else
     clsort_count_serial(src, t0, t0 + cnt, shift, mask, flip, h);
+#define TILE_DIGIT(i, k) DIGIT_OF(k, shift, mask, flip)
+#endif
     if (lb)
         for (uint d = 0; d < RADIX; d++)
             clsort_publish_aggregate(lb, tile, d, h[d]);
@@ -208,12 +232,13 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     }
     for (uint i = 0; i < cnt; i++) {
         KEY_T k = src[t0 + i];
-        const uint s = (uint)at[DIGIT_OF(k, shift, mask, flip)]++;
+        const uint s = (uint)at[TILE_DIGIT(i, k)]++;
         m->stage_k[s] = k;
 #if HAVE_VALUES
         m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
 #endif
     }
+#undef TILE_DIGIT
     /* every run's destination first (at[] is free again), then its lines
      * read once, so that the misses overlap before the copies store */
     uint s = 0;

@@ -83,7 +83,7 @@ typedef struct os_mem {
     uint next; /* a persistent work-group's next tile (next_counter) */
 } os_mem;
 OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_KEY_BYTES,
-                          CLSORT_VAL_BYTES, sizeof(idx_t)));
+                          CLSORT_VAL_BYTES, sizeof(idx_t), 0));
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order
@@ -196,7 +196,8 @@ inline void os_rank_keys(uint how, const uint *dg, uint *rk, uint lane, local ui
     const uint le_mask = clsort_lanemask_le();
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
-        const uint r = os_rank_key(how, (dg[j / 4] >> (8 * (j % 4))) & 0xffu, lane, le_mask, wh, wm);
+        const uint d = (dg[j / 4] >> (8 * (j % 4))) & 0xffu;
+        const uint r = os_rank_key(how, d, lane, le_mask, wh, wm);
         if (j & 1)
             rk[j / 2] |= r << 16;
         else
