@@ -124,14 +124,15 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at,
              table_off = s->table_at;
-    cl_uint begin = job->begin_bit, desc = job->descending;
+    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
     idx_arg a_n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, clsort_radix_buckets, .ku = CLSORT_ARG(b->ku),
                                .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
                                .kb = CLSORT_ARG(b->kb), .vu = CLSORT_ARG(b->vu),
                                .vu_off = CLSORT_ARG(vu_off), .va = CLSORT_ARG(b->va),
                                .vb = CLSORT_ARG(b->vb), .n = idx_of(s, &a_n, job->n),
-                               .begin_bit = CLSORT_ARG(begin), .descending = CLSORT_ARG(desc),
+                               .begin_bit = CLSORT_ARG(begin), .end_bit = CLSORT_ARG(end),
+                               .descending = CLSORT_ARG(desc),
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .next = CLSORT_ARG(b->scratch), .next_off = CLSORT_ARG(next_off),
                                .table_off = CLSORT_ARG(table_off)));

@@ -444,57 +444,76 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
 
 /* ---- The steps of a bucket's sort (clsort_radix_buckets). */
 
-/* An in-bucket digit: its shift, mask and flip, as DIGIT_OF takes them. */
+/* An in-bucket digit: its shift, mask and flip, as DIGIT_OF takes them;
+ * raw: the digit is taken from the key's bits, not its image (IN_DIGIT). */
 typedef struct in_digit {
-    uint shift, mask, flip;
+    uint shift, mask, flip, raw;
 } in_digit;
 
 /* In-bucket digit j of rb bits: bits [begin_bit + j rb, ...) of the bits
- * [begin_bit, begin_bit + bits) below the top digit. */
-inline in_digit clsort_in_digit(uint begin_bit, uint bits, uint rb, uint j, uint descending)
+ * [begin_bit, begin_bit + bits) below the top digit. neg_raw (float keys,
+ * see clsort_radix_buckets): 0 the image's bits, 1 the key's bits, 2 the
+ * key's bits complemented. */
+inline in_digit clsort_in_digit(uint begin_bit, uint bits, uint rb, uint j, uint descending,
+                                uint neg_raw)
 {
     in_digit g;
     g.shift = begin_bit + j * rb;
     g.mask = (1u << min(rb, bits - j * rb)) - 1u;
-    g.flip = descending ? g.mask : 0u;
+    g.flip = (descending ? g.mask : 0u) ^ (neg_raw == 2 ? g.mask : 0u);
+    g.raw = neg_raw != 0;
     return g;
 }
 
-/* The in-bucket digits of ka[r0, r1) counted into h[j rr + digit]: two
+/* Below the top digit, a float key's image is its bits (a positive key,
+ * +0 and -0 alike) or their complement (a negative one), except in the
+ * bucket of NaNs, whose image is all ones: a bucket of one sign takes its
+ * digits from the key's bits (an integer's two instructions, where the
+ * image takes several), the flip absorbing the complement. */
+#if CLSORT_KEY_KIND == 2
+#define IN_DIGIT(k, g)                                                                     \
+    ((g).raw ? DIGIT_OF_IMAGE(k, (g).shift, (g).mask, (g).flip)                                \
+             : DIGIT_OF(k, (g).shift, (g).mask, (g).flip))
+#else
+#define IN_DIGIT(k, g) DIGIT_OF(k, (g).shift, (g).mask, (g).flip)
+#endif
+
+/* The in-bucket digits of ka[r0, r1) counted into h[j rr + digit] (nr: as
+ * clsort_in_digit's neg_raw): two
  * digits, or three in 8-bit rows (with wider digits the branch alone slowed
  * the two-digit loop on PoCL 3.1), from one read of each key; else a loop
  * per digit. */
 inline void clsort_in_count(const global KEY_T *ka, ulong r0, ulong r1, uint np, uint begin_bit,
-                            uint bits, uint rb, uint rr, uint descending, uint *h)
+                            uint bits, uint rb, uint rr, uint descending, uint nr, uint *h)
 {
     if (np == 2) {
-        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, 0, descending);
-        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, 1, descending);
+        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, 0, descending, nr);
+        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, 1, descending, nr);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T key = ka[i];
-            h[DIGIT_OF(key, g0.shift, g0.mask, g0.flip)]++;
-            h[rr + DIGIT_OF(key, g1.shift, g1.mask, g1.flip)]++;
+            h[IN_DIGIT(key, g0)]++;
+            h[rr + IN_DIGIT(key, g1)]++;
         }
     }
 #if CLSORT_RADIX_BITS == 8
     else if (np == 3) {
-        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, 0, descending);
-        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, 1, descending);
-        const in_digit g2 = clsort_in_digit(begin_bit, bits, rb, 2, descending);
+        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, 0, descending, nr);
+        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, 1, descending, nr);
+        const in_digit g2 = clsort_in_digit(begin_bit, bits, rb, 2, descending, nr);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T key = ka[i];
-            h[DIGIT_OF(key, g0.shift, g0.mask, g0.flip)]++;
-            h[rr + DIGIT_OF(key, g1.shift, g1.mask, g1.flip)]++;
-            h[2 * rr + DIGIT_OF(key, g2.shift, g2.mask, g2.flip)]++;
+            h[IN_DIGIT(key, g0)]++;
+            h[rr + IN_DIGIT(key, g1)]++;
+            h[2 * rr + IN_DIGIT(key, g2)]++;
         }
     }
 #endif
     else {
         for (uint j = 0; j < np; j++) {
             uint *hj = h + j * rr;
-            const in_digit g = clsort_in_digit(begin_bit, bits, rb, j, descending);
+            const in_digit g = clsort_in_digit(begin_bit, bits, rb, j, descending, nr);
             for (ulong i = r0; i < r1; i++)
-                hj[DIGIT_OF(ka[i], g.shift, g.mask, g.flip)]++;
+                hj[IN_DIGIT(ka[i], g)]++;
         }
     }
 }
@@ -520,7 +539,7 @@ inline void clsort_in_starts(const uint *h, uint j, uint rr, uint mask, idx_t *p
     {                                                                                          \
         for (idx_t i = 0; i < m; i++) {                                                        \
             const KEY_T key = sk[i];                                                           \
-            const idx_t p = c[DIGIT_OF(key, g.shift, g.mask, g.flip)]++;                       \
+            const idx_t p = c[IN_DIGIT(key, g)]++;                       \
             dk[p] = key;                                                                       \
             if (HAVE_VALUES)                                                                   \
                 dv[p] = sv[i];                                                                 \
@@ -547,8 +566,8 @@ CLSORT_DEFINE_IN_SCATTER(clsort_in_sub_scatter_ll, local, local, uint)
             c1[d] = 0;                                                                         \
         for (idx_t i = 0; i < m; i++) {                                                        \
             const KEY_T key = sk[i];                                                           \
-            c0[DIGIT_OF(key, g0.shift, g0.mask, g0.flip)]++;                                   \
-            c1[DIGIT_OF(key, g1.shift, g1.mask, g1.flip)]++;                                   \
+            c0[IN_DIGIT(key, g0)]++;                                   \
+            c1[IN_DIGIT(key, g1)]++;                                   \
         }                                                                                      \
         uint r0 = 0, r1 = 0;                                                                   \
         for (uint d = 0; d <= g0.mask; d++) {                                                  \
@@ -693,6 +712,18 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
 #endif
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
+    /* float keys: a bucket of one sign, where the top digit holds the sign
+     * bit and is not the NaNs' (IN_DIGIT), takes its digits from the keys'
+     * bits: 1 a positive bucket, 2 a negative one; else 0, the images */
+    uint nr = 0;
+#if CLSORT_KEY_KIND == 2
+    if (end_bit == KEY_BITS) {
+        const uint top_mask = clsort_pass_mask(begin_bit, end_bit, top);
+        const uint image_top = descending ? d ^ top_mask : d;
+        if (image_top != top_mask)
+            nr = (image_top >> (popcount(top_mask) - 1u)) & 1u ? 1u : 2u;
+    }
+#endif
     const uint rb = hi - lo < 2 * RADIX ? IN_MIN_BITS : CLSORT_RADIX_BITS;
     const uint rr = 1u << rb;
     const uint np = (bits + rb - 1) / rb;
@@ -710,11 +741,11 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
             ulong r0, r1;
             clsort_in_tile_run(tab, t, d, n, &r0, &r1);
             clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
-            clsort_in_count(ka, r0, r1, np, begin_bit, bits, rb, rr, descending, h);
+            clsort_in_count(ka, r0, r1, np, begin_bit, bits, rb, rr, descending, nr, h);
         }
         for (uint j = 0; j < np; j++) {
             uint most = 0;
-            const uint mask = clsort_in_digit(begin_bit, bits, rb, j, descending).mask;
+            const uint mask = clsort_in_digit(begin_bit, bits, rb, j, descending, nr).mask;
             for (uint e = 0; e <= mask; e++)
                 most = max(most, h[j * rr + e]);
             if (most < hi - lo)
@@ -726,11 +757,14 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* block by block, as the upfront count */
             const ulong b1 = min(b0 + 2048, (ulong)hi);
             for (ulong i = b0; i < b1; i++) {
-                const KEY_T low = (KEY_T)(RADIX_IMAGE(ka[i]) >> begin_bit) & low_mask;
+                /* which bits vary: the same in the bits and in their
+                 * complement */
+                const KEY_T bits_i = nr ? ka[i] : RADIX_IMAGE(ka[i]);
+                const KEY_T low = (KEY_T)(bits_i >> begin_bit) & low_mask;
                 any |= low;
                 all &= low;
             }
-            clsort_in_count(ka, b0, b1, np, begin_bit, bits, rb, rr, descending, h);
+            clsort_in_count(ka, b0, b1, np, begin_bit, bits, rb, rr, descending, nr, h);
         }
         for (uint j = 0; j < np; j++)
             if ((uint)((any ^ all) >> (j * rb)) & (rr - 1u))
@@ -800,7 +834,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 #if IN_CAN_SPLIT
         if (split) { /* X and the largest sub-bucket's copy */
             const uint jt = pass_of[2];
-            const uint mt = clsort_in_digit(begin_bit, bits, rb, jt, descending).mask;
+            const uint mt = clsort_in_digit(begin_bit, bits, rb, jt, descending, nr).mask;
             idx_t big = 0;
             for (uint e = 0; e <= mt; e++)
                 big = max(big, (idx_t)h[jt * rr + e]);
@@ -814,9 +848,11 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
             if (split) {
                 /* the top varying digit (jt), and the two below it */
                 const uint jt = pass_of[2];
-                const in_digit gt = clsort_in_digit(begin_bit, bits, rb, jt, descending);
-                const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending);
-                const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending);
+                const in_digit gt = clsort_in_digit(begin_bit, bits, rb, jt, descending, nr);
+                const in_digit g0 =
+                    clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending, nr);
+                const in_digit g1 =
+                    clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending, nr);
                 clsort_in_starts(h, jt, rr, gt.mask, pos);
                 clsort_in_scatter_first(ka, xk, va, xv, lo, m, pos, gt, tiled, tab,
                                         tiles, d, n);
@@ -838,7 +874,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
             {
                 for (uint a = 1; a <= k; a++) {
                     const in_digit g =
-                        clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending);
+                        clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending, nr);
                     clsort_in_starts(h, pass_of[a - 1], rr, g.mask, pos);
                     last = (a & 1u) ? xk : yk;
                     lastv = (a & 1u) ? xv : yv;
@@ -886,9 +922,9 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
      * Stable: each step moves the keys in order. */
     if (k == 3 && (ulong)(hi - lo) >= CLSORT_IN_SPLIT && (ulong)(hi - lo) <= 0xffffffffu) {
         const uint jt = pass_of[2];
-        const in_digit gt = clsort_in_digit(begin_bit, bits, rb, jt, descending);
-        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending);
-        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending);
+        const in_digit gt = clsort_in_digit(begin_bit, bits, rb, jt, descending, nr);
+        const in_digit g0 = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending, nr);
+        const in_digit g1 = clsort_in_digit(begin_bit, bits, rb, pass_of[1], descending, nr);
         clsort_in_starts(h, jt, rr, gt.mask, pos);
         global KEY_T *uk = ku + lo, *bk = kb + lo;
         global VAL_T *uv = vu + lo, *bv = vb + lo;
@@ -923,7 +959,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     }
 #endif
     for (uint a = 1; a <= k; a++) {
-        const in_digit g = clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending);
+        const in_digit g = clsort_in_digit(begin_bit, bits, rb, pass_of[a - 1], descending, nr);
         clsort_in_starts(h, pass_of[a - 1], rr, g.mask, pos);
         const bool to_u = ((k - a) & 1u) == 0; /* else to X; from A, or from the other */
         const bool dst_local = in_local && !to_u, src_local = in_local && a > 1 && to_u;
