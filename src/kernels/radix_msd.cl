@@ -71,8 +71,8 @@ OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_K
 #define HAVE_NT 0
 #endif
 #if HAVE_NT
-/* n elements of T (4, 8 or 16 bytes; else ordinary stores) from local s
- * to global d; then, once for all of a work-item's copies, clsort_nt_fence.
+/* n elements of T (4, 8 or 16 bytes; else ordinary stores) from s (local
+ * or global, SQ) to global d; then, once for all of a work-item's copies, clsort_nt_fence.
  * A destination that no element boundary puts on a line boundary (a
  * caller's host pointer off T's alignment, as CL_MEM_USE_HOST_PTR allows)
  * takes ordinary stores only: its address is tested as it is, hidden from
@@ -82,8 +82,8 @@ OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_K
  * them by value from a call, which clang warns about (-Wpsabi) on x86-64
  * without AVX-512 */
 typedef uint16 clsort_uint16_a4 __attribute__((aligned(4)));
-#define CLSORT_DEFINE_NT_COPY(NAME, T)                                                         \
-    inline void NAME(global T *d, const local T *s, uint n)                                    \
+#define CLSORT_DEFINE_NT_COPY(NAME, T, SQ)                                                     \
+    inline void NAME(global T *d, const SQ T *s, uint n)                                       \
     {                                                                                          \
         ulong a = (ulong)d;                                                                    \
         __asm__("" : "+r"(a)); /* the address as it is: the compiler takes T's alignment */   \
@@ -93,13 +93,15 @@ typedef uint16 clsort_uint16_a4 __attribute__((aligned(4)));
         for (uint i = 0; i < j; i++)                                                           \
             d[i] = s[i];                                                                       \
         for (; j + 64 / sizeof(T) <= n; j += 64 / sizeof(T))                                   \
-            __builtin_nontemporal_store(*(const local clsort_uint16_a4 *)(s + j),              \
+            __builtin_nontemporal_store(*(const SQ clsort_uint16_a4 *)(s + j),                 \
                                         (global uint16 *)(d + j));                             \
         for (; j < n; j++)                                                                     \
             d[j] = s[j];                                                                       \
     }
-CLSORT_DEFINE_NT_COPY(clsort_nt_copy_keys, KEY_T)
-CLSORT_DEFINE_NT_COPY(clsort_nt_copy_values, VAL_T)
+CLSORT_DEFINE_NT_COPY(clsort_nt_copy_keys, KEY_T, local)
+CLSORT_DEFINE_NT_COPY(clsort_nt_copy_values, VAL_T, local)
+CLSORT_DEFINE_NT_COPY(clsort_nt_copy_keys_g, KEY_T, global)
+CLSORT_DEFINE_NT_COPY(clsort_nt_copy_values_g, VAL_T, global)
 /* streaming stores are weakly ordered: this orders them before anything
  * the work-item does after (the kernel's end, the runtime's locks) */
 #define clsort_nt_fence() __builtin_ia32_sfence()
@@ -222,6 +224,11 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     clsort_count_serial(src, t0, t0 + cnt, shift, mask, flip, h);
 #define TILE_DIGIT(i, k) DIGIT_OF(k, shift, mask, flip)
 #endif
+    /* A tile whose keys all have one digit is in digit order already: its
+     * run is copied out from the input, not staged (repeated keys, and
+     * every pass after the first over few distinct values). Argsort's
+     * generated indices take the stage. */
+    const bool one = h[TILE_DIGIT(0, src[t0])] == cnt && !(HAVE_VALUES && gen);
     if (lb)
         for (uint d = 0; d < RADIX; d++)
             clsort_publish_aggregate(lb, tile, d, h[d]);
@@ -230,7 +237,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         at[d] = acc;
         acc += h[d];
     }
-    for (uint i = 0; i < cnt; i++) {
+    for (uint i = 0; i < cnt && !one; i++) {
         KEY_T k = src[t0 + i];
         const uint s = (uint)at[TILE_DIGIT(i, k)]++;
         m->stage_k[s] = k;
@@ -266,7 +273,14 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (sink == 0x5au && flip > mask) /* never: keeps the reads */
             dst[0] = sink;
         s = 0;
-        for (uint d = 0; d < RADIX; d++) {
+        for (uint d = 0; d < RADIX && one; d++)
+            if (h[d]) {
+                clsort_nt_copy_keys_g(dst + at[d], src + t0, cnt);
+#if HAVE_VALUES
+                clsort_nt_copy_values_g(vdst + at[d], vsrc + t0, cnt);
+#endif
+            }
+        for (uint d = 0; d < RADIX && !one; d++) {
             clsort_nt_copy_keys(dst + at[d], m->stage_k + s, h[d]);
 #if HAVE_VALUES
             clsort_nt_copy_values(vdst + at[d], m->stage_v + s, h[d]);
@@ -283,7 +297,18 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     if (sink == 0x5au && flip > mask) /* never: keeps the reads */
         dst[0] = sink;
     s = 0;
-    for (uint d = 0; d < RADIX; d++) {
+    for (uint d = 0; d < RADIX && one; d++)
+        if (h[d]) {
+            global KEY_T *ok = dst + at[d];
+            for (uint j = 0; j < cnt; j++)
+                ok[j] = src[t0 + j];
+#if HAVE_VALUES
+            global VAL_T *ov = vdst + at[d];
+            for (uint j = 0; j < cnt; j++)
+                ov[j] = vsrc[t0 + j];
+#endif
+        }
+    for (uint d = 0; d < RADIX && !one; d++) {
         const uint c = h[d];
         const idx_t p = at[d];
         global KEY_T *ok = dst + p;
