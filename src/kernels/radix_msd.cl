@@ -72,7 +72,8 @@ OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_K
 #endif
 #if HAVE_NT
 /* n elements of T (4, 8 or 16 bytes; else ordinary stores) from s (local
- * or global, SQ) to global d; then, once for all of a work-item's copies, clsort_nt_fence.
+ * or global, SQ) to global d; then, once for all of a work-item's copies,
+ * clsort_nt_fence.
  * A destination that no element boundary puts on a line boundary (a
  * caller's host pointer off T's alignment, as CL_MEM_USE_HOST_PTR allows)
  * takes ordinary stores only: its address is tested as it is, hidden from
@@ -228,7 +229,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
      * run is copied out from the input, not staged (repeated keys, and
      * every pass after the first over few distinct values). Argsort's
      * generated indices take the stage. */
-    const bool one = h[TILE_DIGIT(0, src[t0])] == cnt && !(HAVE_VALUES && gen);
+    const uint d0 = TILE_DIGIT(0, src[t0]);
+#if HAVE_VALUES
+    const bool one = h[d0] == cnt && !gen;
+#else
+    const bool one = h[d0] == cnt;
+#endif
     if (lb)
         for (uint d = 0; d < RADIX; d++)
             clsort_publish_aggregate(lb, tile, d, h[d]);
@@ -273,13 +279,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         if (sink == 0x5au && flip > mask) /* never: keeps the reads */
             dst[0] = sink;
         s = 0;
-        for (uint d = 0; d < RADIX && one; d++)
-            if (h[d]) {
-                clsort_nt_copy_keys_g(dst + at[d], src + t0, cnt);
+        if (one) {
+            clsort_nt_copy_keys_g(dst + at[d0], src + t0, cnt);
 #if HAVE_VALUES
-                clsort_nt_copy_values_g(vdst + at[d], vsrc + t0, cnt);
+            clsort_nt_copy_values_g(vdst + at[d0], vsrc + t0, cnt);
 #endif
-            }
+        }
         for (uint d = 0; d < RADIX && !one; d++) {
             clsort_nt_copy_keys(dst + at[d], m->stage_k + s, h[d]);
 #if HAVE_VALUES
@@ -297,17 +302,16 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     if (sink == 0x5au && flip > mask) /* never: keeps the reads */
         dst[0] = sink;
     s = 0;
-    for (uint d = 0; d < RADIX && one; d++)
-        if (h[d]) {
-            global KEY_T *ok = dst + at[d];
-            for (uint j = 0; j < cnt; j++)
-                ok[j] = src[t0 + j];
+    if (one) {
+        global KEY_T *ok = dst + at[d0];
+        for (uint j = 0; j < cnt; j++)
+            ok[j] = src[t0 + j];
 #if HAVE_VALUES
-            global VAL_T *ov = vdst + at[d];
-            for (uint j = 0; j < cnt; j++)
-                ov[j] = vsrc[t0 + j];
+        global VAL_T *ov = vdst + at[d0];
+        for (uint j = 0; j < cnt; j++)
+            ov[j] = vsrc[t0 + j];
 #endif
-        }
+    }
     for (uint d = 0; d < RADIX && !one; d++) {
         const uint c = h[d];
         const idx_t p = at[d];
@@ -496,7 +500,7 @@ inline in_digit clsort_in_digit(uint begin_bit, uint bits, uint rb, uint j, uint
  * digits from the key's bits (an integer's two instructions, where the
  * image takes several), the flip absorbing the complement. */
 #if CLSORT_KEY_KIND == 2
-#define IN_DIGIT(k, g)                                                                     \
+#define IN_DIGIT(k, g)                                                                         \
     ((g).raw ? DIGIT_OF_IMAGE(k, (g).shift, (g).mask, (g).flip)                                \
              : DIGIT_OF(k, (g).shift, (g).mask, (g).flip))
 #else
@@ -564,7 +568,7 @@ inline void clsort_in_starts(const uint *h, uint j, uint rr, uint mask, idx_t *p
     {                                                                                          \
         for (idx_t i = 0; i < m; i++) {                                                        \
             const KEY_T key = sk[i];                                                           \
-            const idx_t p = c[IN_DIGIT(key, g)]++;                       \
+            const idx_t p = c[IN_DIGIT(key, g)]++;                                             \
             dk[p] = key;                                                                       \
             if (HAVE_VALUES)                                                                   \
                 dv[p] = sv[i];                                                                 \
@@ -591,8 +595,8 @@ CLSORT_DEFINE_IN_SCATTER(clsort_in_sub_scatter_ll, local, local, uint)
             c1[d] = 0;                                                                         \
         for (idx_t i = 0; i < m; i++) {                                                        \
             const KEY_T key = sk[i];                                                           \
-            c0[IN_DIGIT(key, g0)]++;                                   \
-            c1[IN_DIGIT(key, g1)]++;                                   \
+            c0[IN_DIGIT(key, g0)]++;                                                           \
+            c1[IN_DIGIT(key, g1)]++;                                                           \
         }                                                                                      \
         uint r0 = 0, r1 = 0;                                                                   \
         for (uint d = 0; d <= g0.mask; d++) {                                                  \

@@ -31,7 +31,7 @@
 #if CLSORT_OS_RANK >= 3 && CLSORT_RADIX_BITS > 8
 #error "the warp ranking packs digits of at most 8 bits four to a word"
 #endif
-#define OS_MSD_LAUNCHES 0
+#define OS_MSD_LAUNCHES 0 /* MSD order is the CPU shape's alone (radix_msd.cl) */
 #ifndef CLSORT_OS_MATCH_MAX
 #define CLSORT_OS_MATCH_MAX 0
 #endif
@@ -39,7 +39,7 @@
 #define OS_MATCH (CLSORT_OS_RANK == 4 && CLSORT_OS_MATCH_MAX > 0)
 #if OS_MATCH && !CLSORT_NV_SM70
 #error "CLSORT_OS_MATCH_MAX needs match.any (compute capability 7 or later)"
-#endif /* MSD order is the CPU shape's alone (radix_msd.cl) */
+#endif
 
 #if CLSORT_OS_RANK >= 3
 #define WARPS (CLSORT_OS_WG / 32)
