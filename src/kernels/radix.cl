@@ -176,8 +176,16 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #if CLSORT_HIST_WG == 1
     /* Block by block (in L1): the bits in a loop that vectorises, then one
      * tight loop per pass. */
-    uint ph[MAX_PASSES * RADIX];
-    for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
+    /* CNT_SUB counters per digit, key i counted in copy i % CNT_SUB: where
+     * keys repeat a digit, one counter's increments would wait on each
+     * other (a store forwarded to the next load) */
+#if RADIX <= 256
+#define CNT_SUB 4
+#else
+#define CNT_SUB 2
+#endif
+    uint ph[MAX_PASSES * CNT_SUB * RADIX];
+    for (uint e = p_lo * CNT_SUB * RADIX; e < p_hi * CNT_SUB * RADIX; e++)
         ph[e] = 0;
     /* the bits in locals, not through the pointers, and the key loops' index
      * of their bounds' type, ulong: a uint index compared with a ulong bound
@@ -220,17 +228,38 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
             const uint flip = descending ? mask : 0u;
-            uint *hp = ph + p * RADIX;
-            for (ulong i = b0; i < b1; i++)
+            uint *hp = ph + p * CNT_SUB * RADIX;
+            ulong i = b0;
+#if CNT_SUB == 4
+            for (; i + 4 <= b1; i += 4) {
+                hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
+                hp[RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 1), shift, mask, flip)]++;
+                hp[2 * RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 2), shift, mask, flip)]++;
+                hp[3 * RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 3), shift, mask, flip)]++;
+            }
+#else
+            for (; i + 2 <= b1; i += 2) {
+                hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
+                hp[RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 1), shift, mask, flip)]++;
+            }
+#endif
+            for (; i < b1; i++)
                 hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
         }
     }
 #undef CNT_IMAGE
     *any = a;
     *anyc = ac;
-    for (uint e = p_lo * RADIX; e < p_hi * RADIX; e++)
-        if (ph[e])
-            atomic_add(&dst[e], ph[e]);
+    for (uint p = p_lo; p < p_hi; p++)
+        for (uint d = 0; d < RADIX; d++) {
+            const uint *hp = ph + p * CNT_SUB * RADIX + d;
+            uint c = 0;
+            for (uint j = 0; j < CNT_SUB; j++)
+                c += hp[j * RADIX];
+            if (c)
+                atomic_add(&dst[p * RADIX + d], c);
+        }
+#undef CNT_SUB
     if (want_order)
         atomic_or(order, fl);
 #else

@@ -189,6 +189,14 @@ inline void clsort_lookback_serial(global uint *lb, uint tile, const global KEY_
             LB_STORE(&lb[tile * RADIX + d], (uint)(ex[d] + h[d]) | LB_PREFIX);
 }
 
+/* streams of a tile's count and ranking (see clsort_os_tile) */
+#if RADIX <= 256
+#define TQ 4
+#else
+#define TQ 2
+#endif
+#define TILE_SPREAD 64
+
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
  * stably by the digit (shift, mask, flip) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
@@ -212,19 +220,38 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint cnt = min((uint)OS_TILE, len - t0);
     uint h[RADIX];
     idx_t at[RADIX]; /* digit starts in the stage, then the runs' destinations */
+    /* The tile in TQ streams, key j of stream j / ql (the last takes the
+     * rest), counted and ranked side by side: where keys repeat a digit,
+     * one counter's increments would wait on each other (a store
+     * forwarded to the next load). Stream q's keys of digit d follow
+     * stream q - 1's: stable. */
+    uint hq[TQ][RADIX];
+    const uint ql = cnt / TQ;
+    for (uint q = 0; q < TQ; q++)
+        for (uint d = 0; d < RADIX; d++)
+            hq[q][d] = 0;
 #if OS_TILE_DIGITS
-    for (uint d = 0; d < RADIX; d++)
-        h[d] = 0;
-    for (uint i = 0; i < cnt; i++) {
-        const uint d = DIGIT_OF(src[t0 + i], shift, mask, flip);
-        m->digit[i] = (os_digit_t)d;
-        h[d]++;
-    }
+    for (uint j = 0; j < cnt; j++) /* a loop of its own vectorises */
+        m->digit[j] = (os_digit_t)DIGIT_OF(src[t0 + j], shift, mask, flip);
+#define TILE_COUNT(q, j) hq[q][m->digit[j]]++
 #define TILE_DIGIT(i, k) m->digit[i]
 #else
-    clsort_count_serial(src, t0, t0 + cnt, shift, mask, flip, h);
+#define TILE_COUNT(q, j) hq[q][DIGIT_OF(src[t0 + (j)], shift, mask, flip)]++
 #define TILE_DIGIT(i, k) DIGIT_OF(k, shift, mask, flip)
 #endif
+    for (uint i = 0; i < ql; i++)
+#pragma unroll
+        for (uint q = 0; q < TQ; q++)
+            TILE_COUNT(q, q * ql + i);
+    for (uint j = TQ * ql; j < cnt; j++)
+        TILE_COUNT(TQ - 1, j);
+#undef TILE_COUNT
+    for (uint d = 0; d < RADIX; d++) {
+        uint c = 0;
+        for (uint q = 0; q < TQ; q++)
+            c += hq[q][d];
+        h[d] = c;
+    }
     /* A tile whose keys all have one digit is in digit order already: its
      * run is copied out from the input, not staged (repeated keys, and
      * every pass after the first over few distinct values). Argsort's
@@ -238,19 +265,56 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     if (lb)
         for (uint d = 0; d < RADIX; d++)
             clsort_publish_aggregate(lb, tile, d, h[d]);
+    /* ranked in streams only where keys repeat digits (the chance that two
+     * keys share one, sum h[d]^2 / cnt^2, above 1 / TILE_SPREAD), and keys
+     * alone: TQ streams store to TQ times the places of the stage, which
+     * costs where digits vary, and where values come along */
+    bool streams = false;
+#if !HAVE_VALUES
+    ulong sq = 0;
+    for (uint d = 0; d < RADIX; d++)
+        sq += (ulong)h[d] * h[d];
+    streams = sq * TILE_SPREAD > (ulong)cnt * cnt;
+#endif
     uint acc = 0;
     for (uint d = 0; d < RADIX; d++) {
         at[d] = acc;
-        acc += h[d];
+        if (streams)
+            for (uint q = 0; q < TQ; q++) { /* hq: each stream's next place */
+                const uint c = hq[q][d];
+                hq[q][d] = acc;
+                acc += c;
+            }
+        else {
+            hq[0][d] = acc;
+            acc += h[d];
+        }
     }
-    for (uint i = 0; i < cnt && !one; i++) {
-        KEY_T k = src[t0 + i];
-        const uint s = (uint)at[TILE_DIGIT(i, k)]++;
-        m->stage_k[s] = k;
+#define TILE_PLACE(q, j)                                         \
+    do {                                                         \
+        const KEY_T k_ = src[t0 + (j)];                          \
+        const uint s_ = hq[q][TILE_DIGIT(j, k_)]++;              \
+        m->stage_k[s_] = k_;                                     \
+        TILE_PLACE_VALUE(s_, j);                                 \
+    } while (0)
 #if HAVE_VALUES
-        m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + i, vsrc[t0 + i]);
+#define TILE_PLACE_VALUE(s, j) m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + (j), vsrc[t0 + (j)])
+#else
+#define TILE_PLACE_VALUE(s, j) (void)0
 #endif
+    if (!one && streams) {
+        for (uint i = 0; i < ql; i++)
+#pragma unroll
+            for (uint q = 0; q < TQ; q++)
+                TILE_PLACE(q, q * ql + i);
+        for (uint j = TQ * ql; j < cnt; j++)
+            TILE_PLACE(TQ - 1, j);
+    } else if (!one) {
+        for (uint j = 0; j < cnt; j++)
+            TILE_PLACE(0, j);
     }
+#undef TILE_PLACE
+#undef TILE_PLACE_VALUE
 #undef TILE_DIGIT
     /* every run's destination first (at[] is free again), then its lines
      * read once, so that the misses overlap before the copies store */
