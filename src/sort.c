@@ -406,15 +406,24 @@ static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const ho
     if (st == CLSORT_SUCCESS && (vbytes || ibytes))
         st = clsort_host_wrap(ctx, vbytes ? ha->values : ha->indices, vbytes + ibytes, false, &dv);
     cl_int err = CL_SUCCESS;
+    /* A sorted copy: the keys copied into the output, and the sort held
+     * back by a user event until it is enqueued, so that a failure to
+     * enqueue it (a build, the pool) writes nothing. On a CPU device the
+     * host's threads copy, once the sort is enqueued (a copy command runs
+     * on one thread, which also takes the output's fresh page faults);
+     * other devices may keep their own copy of a CL_MEM_USE_HOST_PTR
+     * buffer from its creation on, so there the copy is a command behind
+     * the event. */
+    const bool host_copy = copy && ctx->facts.is_cpu;
     if (st == CLSORT_SUCCESS && copy) {
-        /* a sorted copy: the keys copied into the output on the queue, held
-         * back by a user event until the sort is enqueued, so that a
-         * failure to enqueue it (a build, the pool) writes nothing */
         st = clsort_host_wrap(ctx, (void *)ha->keys_in, kbytes, true, &din);
         if (st == CLSORT_SUCCESS)
             gate = clCreateUserEvent(ctx->cl, &err);
+        /* with the host's copy, the command behind the event copies one key
+         * again (a marker there, failed with its event, crashed PoCL 3.1) */
         if (err == CL_SUCCESS && gate)
-            err = clEnqueueCopyBuffer(ctx->queue, din, dk, 0, 0, kbytes, 1, &gate, NULL);
+            err = clEnqueueCopyBuffer(ctx->queue, din, dk, 0, 0,
+                                      host_copy ? rq->job.key.bytes : kbytes, 1, &gate, NULL);
         if (st == CLSORT_SUCCESS && err != CL_SUCCESS)
             st = clsort_fail(ctx, err, "%s: copying the keys failed: %s", rq->fn,
                              clsort_status_string(err));
@@ -429,6 +438,11 @@ static clsort_status host_sort_mapped(clsort_context *ctx, request *rq, const ho
     clsort_seq seq = {0, NULL};
     cl_mem recs = NULL;
     st = run_request(ctx, rq, dk, 0, dv, 0, false, &seq, &recs);
+    if (st == CLSORT_SUCCESS && host_copy) {
+        clsort_team *team = clsort_team_start(clsort_host_threads(ctx));
+        clsort_host_copy(team, ha->keys_out, ha->keys_in, kbytes);
+        clsort_team_stop(team);
+    }
     if (gate)
         clSetUserEventStatus(gate, st == CLSORT_SUCCESS ? CL_COMPLETE : -1);
     if (st == CLSORT_SUCCESS && recs)
