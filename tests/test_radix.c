@@ -501,6 +501,62 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
     return ok;
 }
 
+/* radix_tiled's few distinct values: two keys, whose top digits differ,
+ * and `hidden` others of the first one's top digit where the sample
+ * (keys[i n / 4096], clsort_radix_sample) does not read: the sample finds
+ * each bucket one key (the plan then takes the tiles past its bound), the
+ * bucket phase finds the others. Sorted as keys or as pairs whose values
+ * are the indices, against the stable order. */
+static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, size_t hidden,
+                             bool pairs)
+{
+    uint32_t *k = malloc(n * sizeof *k), *val = malloc(n * sizeof *val),
+             *k0 = malloc(n * sizeof *k0);
+    size_t *perm = malloc(n * sizeof *perm);
+    bool ok = k && val && k0 && perm;
+    CHECK(ok, "out of memory");
+    uint64_t x = test_seed("tiled_few", n, hidden * 2u + (unsigned)pairs);
+#define FEW_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull)
+    for (size_t i = 0; ok && i < n; i++) {
+        FEW_NEXT();
+        k[i] = (x >> 40) & 1u ? 0x9abcdef0u : 0x12345678u;
+        val[i] = (uint32_t)i;
+    }
+    for (size_t h = 0; ok && h < hidden;) {
+        FEW_NEXT();
+        const uint64_t i = (x >> 33) % n, j = i * 4096 / n; /* samples j, j + 1 near i */
+        if (j * n / 4096 == i || (j + 1) * n / 4096 == i)
+            continue;
+        k[i] = 0x12000000u | (uint32_t)(x & 0xffffffu);
+        h++;
+    }
+#undef FEW_NEXT
+    if (ok) {
+        memcpy(k0, k, n * sizeof *k);
+        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, NULL)
+                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, NULL);
+        ok = st == CLSORT_SUCCESS;
+        CHECK(ok, "%s, n=%zu, %zu hidden: %s\n%s", spec, n, hidden, clsort_status_string(st),
+              clsort_context_last_error(ctx));
+    }
+    if (ok) {
+        ref_stable_perm(CLSORT_U32, k0, n, 0, 32, 0, perm);
+        ok = check_permuted("tiled, few values: keys", k0, k, perm, n, sizeof *k);
+        size_t bad = n;
+        for (size_t i = 0; pairs && i < n && bad == n; i++)
+            if (val[i] != (uint32_t)perm[i])
+                bad = i;
+        CHECK(ok && bad == n, "%s, n=%zu, %zu hidden: keys %s, value %zu not the stable order's",
+              spec, n, hidden, ok ? "ok" : "wrong", bad);
+        ok = ok && bad == n;
+    }
+    free(k);
+    free(val);
+    free(k0);
+    free(perm);
+    return ok;
+}
+
 /* The compute units of radix_tiled's device where it must take the tiles
  * when the sample and the plan accept them: PoCL on this (x86-64) host,
  * whose kernel compiler is clang (else the kernels are built without
@@ -659,6 +715,19 @@ void test_radix_tiled(void)
         if (!ok)
             return;
     }
+    /* Two distinct keys, half the keys each: every bucket past the bound,
+     * and the tiles taken all the same (the sample finds each one key);
+     * then with keys the sample does not see in one of them. */
+    snprintf(spec, sizeof spec, "%sradix_bits=8,large_min=0", base);
+    ctx = test_context(spec);
+    if (!ctx)
+        return;
+    bool ok = true;
+    for (size_t h = 0; ok && h < 2; h++)
+        for (int m = 0; ok && m < 2; m++)
+            ok = tiled_few_values(ctx, spec, 200003, h ? 100 : 0, m == 1) &&
+                 tiled_as_expected(ctx, built ? 1 : -1, spec, h ? "two keys and others" : "two keys");
+    clsort_context_release(ctx);
 }
 
 void test_radix_persistent(void)

@@ -575,13 +575,18 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 most = max(most, t);
             }
         }
-        state[ST_PENDING] = first && most > msd_max && !ordered;
-        state[ST_MSD] = most <= msd_max ? top + 1 : 0;
-        state[ST_TILED] = phase == PLAN_TILES && bitwords[BITS_TILE_FLAG] && most <= msd_max &&
+        /* MSD order where no bucket is past the bound, or, after the tile
+         * pass, where the sample found the buckets past it to be one key
+         * each (its flag 2) */
+        const bool msd = most <= msd_max || (phase == PLAN_TILES && top == passes - 1 &&
+                                             bitwords[BITS_TILE_FLAG] == 2 && active >= 3);
+        state[ST_PENDING] = first && !msd && !ordered;
+        state[ST_MSD] = msd ? top + 1 : 0;
+        state[ST_TILED] = phase == PLAN_TILES && bitwords[BITS_TILE_FLAG] && msd &&
                           top == passes - 1;
         if (state[ST_PENDING]) {
             /* PLAN_PENDING decides, with every pass counted */
-        } else if (most <= msd_max) {
+        } else if (msd) {
             /* MSD order: U -> A by the top digit; clsort_radix_buckets then
              * sorts each bucket by all the bits below it (A -> B/U ... -> U),
              * with digits of its own and skipping what is constant inside

@@ -425,6 +425,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILED_OK 0
 #endif
 #define TILE_SAMPLES 4096u
+#define TILE_MIXED_MAX 8u
 
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
  * samples ku[i n / TILE_SAMPLES] put no more than msd_max * TILE_SAMPLES / n
@@ -440,22 +441,43 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
         const uint flip = descending ? mask : 0u;
         uint h[RADIX];
-        for (uint d = 0; d < RADIX; d++)
+        /* per digit, the sampled image first seen and whether another was */
+        KEY_T first[RADIX];
+        uchar other[RADIX];
+        for (uint d = 0; d < RADIX; d++) {
             h[d] = 0;
+            other[d] = 0;
+        }
         ku += ku_off;
         KEY_T any = 0, anyc = 0, prev = 0;
         uint fl = 0; /* the samples' order: see the upfront count's check */
         for (uint i = 0; i < TILE_SAMPLES; i++) {
             const KEY_T k = ku[(ulong)i * n / TILE_SAMPLES];
             clsort_note_bits(k, &any, &anyc);
-            h[DIGIT_OF(k, shift, mask, flip)]++;
+            const uint d = DIGIT_OF(k, shift, mask, flip);
+            const KEY_T img = clsort_order_key(k, begin_bit, end_bit, descending);
+            if (h[d]++ == 0)
+                first[d] = img;
+            else
+                other[d] |= img != first[d];
             if (i)
                 fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
             prev = k;
         }
-        uint most = 0;
+        /* Few distinct values (at most TILE_MIXED_MAX digits whose samples
+         * differ): a bucket whose samples are one key is taken to be that
+         * key alone, which the bucket phase copies at once, whatever its
+         * size; should it hold others after all, it is sorted all the same,
+         * by one work-item. Elsewhere (Zipf's rare values share the common
+         * ones' buckets) the bound holds for every bucket. */
+        uint most = 0, most_all = 0, mixed = 0;
+        for (uint d = 0; d < RADIX; d++) {
+            most_all = max(most_all, h[d]);
+            mixed += other[d];
+        }
         for (uint d = 0; d < RADIX; d++)
-            most = max(most, h[d]);
+            if (other[d] || mixed > TILE_MIXED_MAX)
+                most = max(most, h[d]);
         /* and three passes or more whose digits vary in the sample, as
          * the plan's MSD order needs */
         uint active = 0;
@@ -463,6 +485,9 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * TILE_SAMPLES;
+        /* 2: some bucket past the plan's bound, its samples all one key */
+        if (go && (ulong)most_all * n > (ulong)msd_max * TILE_SAMPLES)
+            go = 2;
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
