@@ -467,6 +467,9 @@ clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_jo
  * (clsort_radix_tiles: the plan's ST_TILED word, read back; blocks), 0
  * where not, -1 where there is none to read. */
 int clsort_radix_last_tiled(clsort_context *ctx);
+/* Tests: 1 where the context's last radix sort took MSD order (the plan's
+ * ST_MSD word; blocks), 0 where not, -1 where there is none to read. */
+int clsort_radix_last_msd(clsort_context *ctx);
 /* Tests: what the plan of the context's last radix sort made of the order
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */

@@ -99,15 +99,21 @@ static size_t shape_bytes(const radix_shape *s)
     return s->algorithm == CLSORT_ALGORITHM_ONESWEEP ? b + sync_words(s) * 4 : b;
 }
 
-int clsort_radix_last_tiled(clsort_context *ctx)
+/* The plan's state word `word` of the context's last radix sort, nonzero:
+ * 1, zero: 0, none to read: -1 (tests; blocks). */
+static int last_state_word(clsort_context *ctx, size_t word)
 {
     cl_uint w = 0;
     if (!ctx || !ctx->pool[CLSORT_SLOT_STATE] ||
-        clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, ST_TILED * sizeof w,
+        clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, word * sizeof w,
                             sizeof w, &w, 0, NULL, NULL) != CL_SUCCESS)
         return -1;
     return w != 0;
 }
+
+int clsort_radix_last_tiled(clsort_context *ctx) { return last_state_word(ctx, ST_TILED); }
+
+int clsort_radix_last_msd(clsort_context *ctx) { return last_state_word(ctx, ST_MSD); }
 
 int clsort_radix_last_order(clsort_context *ctx)
 {
@@ -496,7 +502,10 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
                                false, true, seq));
         CLSORT_TRY(run_plan(ctx, prog, job, s, b, PLAN_TILES, seq));
     } else {
-        /* MSD order needs the top pass's counts and which bits vary */
+        /* MSD order needs the top pass's counts and which bits vary, and
+         * the sample whether buckets past the bound are one key each */
+        if (route == ROUTE_MSD && job->n >= RADIX_SAMPLE_MIN)
+            CLSORT_TRY(radix_run_sample(ctx, prog, job, s, b, seq));
         CLSORT_TRY(run_upfront(ctx, prog, job, s, b, s->passes - 1, s->passes, 1, GATE_NONE,
                                onesweep, true, seq));
         CLSORT_TRY(run_plan(ctx, prog, job, s, b, PLAN_TOP, seq));

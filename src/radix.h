@@ -114,6 +114,12 @@ int radix_msd_options(const clsort_context *ctx, const radix_shape *s,
 /* The plan's bound on a bucket (0: LSD order only). */
 size_t radix_msd_max(const clsort_context *ctx, const clsort_radix_job *job,
                      const radix_shape *s);
+clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
+                               const clsort_radix_job *job, const radix_shape *s,
+                               const radix_buffers *b, clsort_seq *seq);
+/* MSD order without tiles samples the input from this many keys on: the
+ * sample's launch then costs little against the sort */
+#define RADIX_SAMPLE_MIN ((size_t)1 << 20)
 clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                               const clsort_radix_job *job, const radix_shape *s,
                               const radix_buffers *b, clsort_seq *seq);

@@ -74,21 +74,18 @@ size_t radix_msd_max(const clsort_context *ctx, const clsort_radix_job *job,
     return job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
 }
 
-/* MSD order from tiles (radix_msd.cl, clsort_radix_tiles): the sample
- * that decides whether the tile pass runs, then that pass over U by the top
- * pass's digit, into A, one work-item per tile. */
-clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
-                              const clsort_radix_job *job, const radix_shape *s,
-                              const radix_buffers *b, clsort_seq *seq)
+/* The sample of MSD order (radix_msd.cl, clsort_radix_sample): whether the
+ * tile pass runs, and whether buckets past the plan's bound look like one
+ * key each (few distinct values). */
+clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
+                               const clsort_radix_job *job, const radix_shape *s,
+                               const radix_buffers *b, clsort_seq *seq)
 {
-    cl_kernel ks, kt;
+    cl_kernel ks;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_sample", &ks));
-    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_tiles", &kt));
-    cl_ulong koff = job->keys_off, voff = job->vals_off, flag_off = s->tiled_at,
-             bits_off = s->bits_at, table_off = s->table_at,
-             counts_off = b->counts_at + (s->passes - 1) * s->radix;
+    cl_ulong koff = job->keys_off, flag_off = s->tiled_at;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
+            desc = job->descending;
     idx_arg a_n, a_max;
     cl_uint order_check = s->order != 0;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_sample, .ku = CLSORT_ARG(b->ku),
@@ -98,7 +95,23 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                                .msd_max = idx_of(s, &a_max, radix_msd_max(ctx, job, s)),
                                .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
                                .order_check = CLSORT_ARG(order_check)));
-    CLSORT_TRY(clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq));
+    return clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq);
+}
+
+/* MSD order from tiles (clsort_radix_tiles): the sample, then the tile
+ * pass over U by the top pass's digit, into A, one work-item per tile. */
+clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
+                              const clsort_radix_job *job, const radix_shape *s,
+                              const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel kt;
+    CLSORT_TRY(radix_run_sample(ctx, prog, job, s, b, seq));
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_tiles", &kt));
+    cl_ulong koff = job->keys_off, voff = job->vals_off, flag_off = s->tiled_at,
+             bits_off = s->bits_at, table_off = s->table_at,
+             counts_off = b->counts_at + (s->passes - 1) * s->radix;
+    cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
+            desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kt, clsort_radix_tiles, .ku = CLSORT_ARG(b->ku),
                                .ku_off = CLSORT_ARG(koff), .ka = CLSORT_ARG(b->ka),
                                .vu = CLSORT_ARG(b->vu), .vu_off = CLSORT_ARG(voff),

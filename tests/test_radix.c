@@ -437,6 +437,23 @@ void test_radix_bucket_split(void)
     }
 }
 
+/* radix_tiled's u32 sorts checked: k (sorted from k0 by bits [0, end_bit))
+ * against the stable order, and with pairs val (the indices) too. */
+static bool tiled_check(const char *spec, const char *what, const uint32_t *k0, const uint32_t *k,
+                        const uint32_t *val, size_t *perm, size_t n, unsigned end_bit,
+                        int descending, bool pairs)
+{
+    ref_stable_perm(CLSORT_U32, k0, n, 0, end_bit, descending, perm);
+    bool ok = check_permuted(what, k0, k, perm, n, sizeof *k);
+    size_t bad = n;
+    for (size_t i = 0; pairs && i < n && bad == n; i++)
+        if (val[i] != (uint32_t)perm[i])
+            bad = i;
+    CHECK(ok && bad == n, "%s, %s, n=%zu: keys %s, value %zu not the stable order's", spec, what,
+          n, ok ? "ok" : "wrong", bad);
+    return ok && bad == n;
+}
+
 /* radix_tiled's keys built to defeat the tile pass's sample: the sample's
  * keys, keys[i n / 4096] (clsort_radix_sample), are random, every other key
  * takes one of `tops` values of the top digit (bits from top_shift up) with
@@ -483,17 +500,8 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
         CHECK(ok, "%s, n=%zu, %u top digits: %s\n%s", spec, n, tops, clsort_status_string(st),
               clsort_context_last_error(ctx));
     }
-    if (ok) {
-        ref_stable_perm(CLSORT_U32, k0, n, 0, end_bit, descending, perm);
-        ok = check_permuted("tiled against the sample: keys", k0, k, perm, n, sizeof *k);
-        size_t bad = n;
-        for (size_t i = 0; pairs && i < n && bad == n; i++)
-            if (val[i] != (uint32_t)perm[i])
-                bad = i;
-        CHECK(ok && bad == n, "%s, n=%zu, %u top digits: keys %s, value %zu not the stable order's",
-              spec, n, tops, ok ? "ok" : "wrong", bad);
-        ok = ok && bad == n;
-    }
+    ok = ok && tiled_check(spec, "tiled against the sample", k0, k, val, perm, n, end_bit,
+                           descending, pairs);
     free(k);
     free(val);
     free(k0);
@@ -539,17 +547,7 @@ static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, si
         CHECK(ok, "%s, n=%zu, %zu hidden: %s\n%s", spec, n, hidden, clsort_status_string(st),
               clsort_context_last_error(ctx));
     }
-    if (ok) {
-        ref_stable_perm(CLSORT_U32, k0, n, 0, 32, 0, perm);
-        ok = check_permuted("tiled, few values: keys", k0, k, perm, n, sizeof *k);
-        size_t bad = n;
-        for (size_t i = 0; pairs && i < n && bad == n; i++)
-            if (val[i] != (uint32_t)perm[i])
-                bad = i;
-        CHECK(ok && bad == n, "%s, n=%zu, %zu hidden: keys %s, value %zu not the stable order's",
-              spec, n, hidden, ok ? "ok" : "wrong", bad);
-        ok = ok && bad == n;
-    }
+    ok = ok && tiled_check(spec, "tiled, few values", k0, k, val, perm, n, 32, 0, pairs);
     free(k);
     free(val);
     free(k0);
@@ -717,7 +715,9 @@ void test_radix_tiled(void)
     }
     /* Two distinct keys, half the keys each: every bucket past the bound,
      * and the tiles taken all the same (the sample finds each one key);
-     * then with keys the sample does not see in one of them. */
+     * then with keys the sample does not see in one of them. Then MSD order
+     * without tiles (tile_min 0), which samples from 2^20 keys on: MSD
+     * order all the same, on any CPU. */
     snprintf(spec, sizeof spec, "%sradix_bits=8,large_min=0", base);
     ctx = test_context(spec);
     if (!ctx)
@@ -727,6 +727,20 @@ void test_radix_tiled(void)
         for (int m = 0; ok && m < 2; m++)
             ok = tiled_few_values(ctx, spec, 200003, h ? 100 : 0, m == 1) &&
                  tiled_as_expected(ctx, built ? 1 : -1, spec, h ? "two keys and others" : "two keys");
+    clsort_context_release(ctx);
+    const char *plain = "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,"
+                        "plan_wg=64,tile_min=0,radix_bits=8,large_min=0";
+    ctx = ok ? test_context(plain) : NULL;
+    if (!ctx)
+        return;
+    for (size_t h = 0; ok && h < 2; h++)
+        for (int m = 0; ok && m < 2; m++) {
+            ok = tiled_few_values(ctx, plain, 1100009, h ? 100 : 0, m == 1);
+            const int msd = clsort_radix_last_msd(ctx);
+            CHECK(!ok || msd == 1, "%s, two keys%s: MSD order not taken (%d)", plain,
+                  h ? " and others" : "", msd);
+            ok = ok && msd == 1;
+        }
     clsort_context_release(ctx);
 }
 

@@ -575,11 +575,12 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 most = max(most, t);
             }
         }
-        /* MSD order where no bucket is past the bound, or, after the tile
-         * pass, where the sample found the buckets past it to be one key
-         * each (its flag 2) */
-        const bool msd = most <= msd_max || (phase == PLAN_TILES && top == passes - 1 &&
-                                             bitwords[BITS_TILE_FLAG] == 2 && active >= 3);
+        /* MSD order where no bucket is past the bound, or where the sample
+         * (clsort_radix_sample) found the buckets past it to be one key
+         * each (its flag 2), at the top pass's first plan */
+        const bool msd = most <= msd_max ||
+                         ((phase == PLAN_TILES || phase == PLAN_TOP) && top == passes - 1 &&
+                          bitwords[BITS_TILE_FLAG] == 2 && active >= 3 && msd_max > 0);
         state[ST_PENDING] = first && !msd && !ordered;
         state[ST_MSD] = msd ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && bitwords[BITS_TILE_FLAG] && msd &&

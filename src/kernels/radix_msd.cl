@@ -239,12 +239,16 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_COUNT(q, j) hq[q][DIGIT_OF(src[t0 + (j)], shift, mask, flip)]++
 #define TILE_DIGIT(i, k) DIGIT_OF(k, shift, mask, flip)
 #endif
-    for (uint i = 0; i < ql; i++)
-#pragma unroll
-        for (uint q = 0; q < TQ; q++)
-            TILE_COUNT(q, q * ql + i);
-    for (uint j = TQ * ql; j < cnt; j++)
-        TILE_COUNT(TQ - 1, j);
+    /* OP(q, j) for every key j of the tile, the streams side by side */
+#define TILE_STREAMS(OP)                                     \
+    do {                                                     \
+        for (uint i = 0; i < ql; i++)                        \
+            _Pragma("unroll") for (uint q = 0; q < TQ; q++)  \
+                OP(q, q * ql + i);                           \
+        for (uint j = TQ * ql; j < cnt; j++)                 \
+            OP(TQ - 1, j);                                   \
+    } while (0)
+    TILE_STREAMS(TILE_COUNT);
 #undef TILE_COUNT
     for (uint d = 0; d < RADIX; d++) {
         uint c = 0;
@@ -303,16 +307,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_PLACE_VALUE(s, j) (void)0
 #endif
     if (!one && streams) {
-        for (uint i = 0; i < ql; i++)
-#pragma unroll
-            for (uint q = 0; q < TQ; q++)
-                TILE_PLACE(q, q * ql + i);
-        for (uint j = TQ * ql; j < cnt; j++)
-            TILE_PLACE(TQ - 1, j);
+        TILE_STREAMS(TILE_PLACE);
     } else if (!one) {
         for (uint j = 0; j < cnt; j++)
             TILE_PLACE(0, j);
     }
+#undef TILE_STREAMS
 #undef TILE_PLACE
 #undef TILE_PLACE_VALUE
 #undef TILE_DIGIT
@@ -424,19 +424,24 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #else
 #define TILED_OK 0
 #endif
-#define TILE_SAMPLES 4096u
+/* samples: 4096 from 32M keys, 2048 from 16M, else 1024 (each a cache
+ * miss: 4096 took a sort of 8M keys on 2 cores about 0.8 ms); always
+ * keys[i n / 4096] for some i */
+#define TILE_SAMPLES(n) ((n) >= (32ul << 20) ? 4096u : (n) >= (16ul << 20) ? 2048u : 1024u)
 #define TILE_MIXED_MAX 8u
 
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
- * samples ku[i n / TILE_SAMPLES] put no more than msd_max * TILE_SAMPLES / n
- * of them in one digit of pass (the top pass; the plan's bound, estimated).
- * One work-item. */
+ * samples ku[i n / ns] put no more than msd_max * ns / n
+ * of them in one digit of pass (the top pass; the plan's bound, estimated);
+ * 2 where they do, but the buckets past the bound look like one key each
+ * (below). One work-item. MSD order without tiles runs it too: there the
+ * tile pass does not run, and the plan reads flag 2 alone. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 {
     uint go = 0;
-#if TILED_OK
-    if (n >= CLSORT_NT_MIN && n >= TILE_SAMPLES && n <= 0xffffffffu && msd_max > 0) {
+    const uint ns = TILE_SAMPLES((ulong)n);
+    if (n >= ns && n <= 0xffffffffu && msd_max > 0) {
         const uint shift = clsort_pass_shift(begin_bit, pass);
         const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
         const uint flip = descending ? mask : 0u;
@@ -451,8 +456,8 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         ku += ku_off;
         KEY_T any = 0, anyc = 0, prev = 0;
         uint fl = 0; /* the samples' order: see the upfront count's check */
-        for (uint i = 0; i < TILE_SAMPLES; i++) {
-            const KEY_T k = ku[(ulong)i * n / TILE_SAMPLES];
+        for (uint i = 0; i < ns; i++) {
+            const KEY_T k = ku[(ulong)i * n / ns];
             clsort_note_bits(k, &any, &anyc);
             const uint d = DIGIT_OF(k, shift, mask, flip);
             const KEY_T img = clsort_order_key(k, begin_bit, end_bit, descending);
@@ -484,16 +489,15 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         for (uint p = 0; p <= pass; p++)
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
-        go = active >= 3 && (ulong)most * n <= (ulong)msd_max * TILE_SAMPLES;
+        go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
         /* 2: some bucket past the plan's bound, its samples all one key */
-        if (go && (ulong)most_all * n > (ulong)msd_max * TILE_SAMPLES)
+        if (go && (ulong)most_all * n > (ulong)msd_max * ns)
             go = 2;
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
             go = 0;
     }
-#endif
     scratch[flag_off] = go;
 }
 
