@@ -797,6 +797,44 @@ inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
 }
 #endif
 
+/* Whether each value of the digit g is one key among the bucket's keys
+ * (A[lo, hi), or, tiled, the tiles' runs tab, tiles, d): the OR and the
+ * AND of the keys of each value agree. One read, without branches. */
+#define IN_FEW 16
+inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, in_digit g,
+                                   bool tiled, const global uint *tab, uint tiles, uint d,
+                                   idx_t n)
+{
+    KEY_T o[RADIX], a[RADIX];
+    for (uint e = 0; e <= g.mask; e++) {
+        o[e] = 0;
+        a[e] = (KEY_T)~(KEY_T)0;
+    }
+    const uint runs = tiled ? tiles : 1u;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0 = lo, r1 = hi;
+#if TILED_OK
+        if (tiled)
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+#endif
+        for (ulong i = r0; i < r1; i++) {
+            const KEY_T k = ka[i];
+            const uint e = IN_DIGIT(k, g);
+            o[e] |= k;
+            a[e] &= k;
+        }
+    }
+    bool one = true;
+    for (uint e = 0; e <= g.mask; e++)
+        one &= o[e] == a[e] || o[e] == 0;
+    return one;
+}
+#if TILED_OK
+#define TILED_ARGS tiled, tab, tiles, d, n
+#else
+#define TILED_ARGS false, 0, 1u, d, n
+#endif
+
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
  * bucket by the bits below that digit, alone and in LSD order: one read
@@ -897,6 +935,18 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     for (uint j = 0; j < np; j++)
         if ((vary >> j) & 1u)
             pass_of[k++] = j;
+    /* Few distinct keys: where the top varying digit takes at most IN_FEW
+     * values and each value is one key (the keys with it agree on every
+     * bit), that digit alone orders the bucket (the digits above it are
+     * the same for all its keys): one pass instead of k. One read checks. */
+    if (k >= 2) {
+        const in_digit gt = clsort_in_digit(begin_bit, bits, rb, pass_of[k - 1], descending, nr);
+        uint values = 0;
+        for (uint e = 0; e <= gt.mask; e++)
+            values += h[pass_of[k - 1] * rr + e] != 0;
+        if (values <= IN_FEW && clsort_in_one_key_each(ka, lo, hi, gt, TILED_ARGS))
+            pass_of[0] = pass_of[k - 1], k = 1;
+    }
     if (k == 0) { /* every key of the bucket is the same: A -> U */
 #if TILED_OK
         if (tiled) {
