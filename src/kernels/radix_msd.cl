@@ -240,13 +240,13 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_DIGIT(i, k) DIGIT_OF(k, shift, mask, flip)
 #endif
     /* OP(q, j) for every key j of the tile, the streams side by side */
-#define TILE_STREAMS(OP)                                     \
-    do {                                                     \
-        for (uint i = 0; i < ql; i++)                        \
-            _Pragma("unroll") for (uint q = 0; q < TQ; q++)  \
-                OP(q, q * ql + i);                           \
-        for (uint j = TQ * ql; j < cnt; j++)                 \
-            OP(TQ - 1, j);                                   \
+#define TILE_STREAMS(OP)                                    \
+    do {                                                    \
+        for (uint i = 0; i < ql; i++)                       \
+            _Pragma("unroll") for (uint q = 0; q < TQ; q++) \
+                OP(q, q * ql + i);                          \
+        for (uint j = TQ * ql; j < cnt; j++)                \
+            OP(TQ - 1, j);                                  \
     } while (0)
     TILE_STREAMS(TILE_COUNT);
 #undef TILE_COUNT
@@ -294,12 +294,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             acc += h[d];
         }
     }
-#define TILE_PLACE(q, j)                                         \
-    do {                                                         \
-        const KEY_T k_ = src[t0 + (j)];                          \
-        const uint s_ = hq[q][TILE_DIGIT(j, k_)]++;              \
-        m->stage_k[s_] = k_;                                     \
-        TILE_PLACE_VALUE(s_, j);                                 \
+#define TILE_PLACE(q, j)                            \
+    do {                                            \
+        const KEY_T k_ = src[t0 + (j)];             \
+        const uint s_ = hq[q][TILE_DIGIT(j, k_)]++; \
+        m->stage_k[s_] = k_;                        \
+        TILE_PLACE_VALUE(s_, j);                    \
     } while (0)
 #if HAVE_VALUES
 #define TILE_PLACE_VALUE(s, j) m->stage_v[s] = GEN_VALUE(gen, gen_base + t0 + (j), vsrc[t0 + (j)])
@@ -425,7 +425,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILED_OK 0
 #endif
 /* samples: 4096 from 32M keys, 2048 from 16M, else 1024 (each a cache
- * miss: 4096 took a sort of 8M keys on 2 cores about 0.8 ms); always
+ * miss, which shows on sorts of a few million keys); always
  * keys[i n / 4096] for some i */
 #define TILE_SAMPLES(n) ((n) >= (32ul << 20) ? 4096u : (n) >= (16ul << 20) ? 2048u : 1024u)
 #define TILE_MIXED_MAX 8u
@@ -446,7 +446,8 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
         const uint flip = descending ? mask : 0u;
         uint h[RADIX];
-        /* per digit, the sampled image first seen and whether another was */
+        /* per digit, the sampled key first seen (as the sort orders it) and
+         * whether another was */
         KEY_T first[RADIX];
         uchar other[RADIX];
         for (uint d = 0; d < RADIX; d++) {
@@ -797,10 +798,12 @@ inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
 }
 #endif
 
+/* a bucket whose top varying digit takes at most this many values may be
+ * a few keys, one to each value (clsort_radix_buckets) */
+#define IN_FEW 16
 /* Whether each value of the digit g is one key among the bucket's keys
  * (A[lo, hi), or, tiled, the tiles' runs tab, tiles, d): the OR and the
  * AND of the keys of each value agree. One read, without branches. */
-#define IN_FEW 16
 inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, in_digit g,
                                    bool tiled, const global uint *tab, uint tiles, uint d,
                                    idx_t n)
