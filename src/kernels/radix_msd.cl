@@ -429,6 +429,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
  * keys[i n / 4096] for some i */
 #define TILE_SAMPLES(n) ((n) >= (32ul << 20) ? 4096u : (n) >= (16ul << 20) ? 2048u : 1024u)
 #define TILE_MIXED_MAX 8u
+#define TILE_ONE_KEY_MAX 8u /* times the plan's bound: 2 n / compute units */
 
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
  * samples ku[i n / ns] put no more than msd_max * ns / n
@@ -491,9 +492,12 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
-        /* 2: some bucket past the plan's bound, its samples all one key */
+        /* 2: some bucket past the plan's bound, its samples all one key;
+         * but none past TILE_ONE_KEY_MAX times the bound: one work-item
+         * reads such a bucket twice (its count, its copy), which must not
+         * take longer than the LSD passes of every work-item would */
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
-            go = 2;
+            go = (ulong)most_all * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns ? 2 : 0;
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
