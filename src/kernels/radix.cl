@@ -230,19 +230,10 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             const uint flip = descending ? mask : 0u;
             uint *hp = ph + p * CNT_SUB * RADIX;
             ulong i = b0;
-#if CNT_SUB == 4
-            for (; i + 4 <= b1; i += 4) {
-                hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
-                hp[RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 1), shift, mask, flip)]++;
-                hp[2 * RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 2), shift, mask, flip)]++;
-                hp[3 * RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 3), shift, mask, flip)]++;
-            }
-#else
-            for (; i + 2 <= b1; i += 2) {
-                hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
-                hp[RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + 1), shift, mask, flip)]++;
-            }
-#endif
+            for (; i + CNT_SUB <= b1; i += CNT_SUB)
+#pragma unroll
+                for (uint j = 0; j < CNT_SUB; j++)
+                    hp[j * RADIX + DIGIT_OF_IMAGE(CNT_IMAGE(i + j), shift, mask, flip)]++;
             for (; i < b1; i++)
                 hp[DIGIT_OF_IMAGE(CNT_IMAGE(i), shift, mask, flip)]++;
         }

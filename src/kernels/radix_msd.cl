@@ -219,7 +219,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
     uint h[RADIX];
-    idx_t at[RADIX]; /* digit starts in the stage, then the runs' destinations */
+    idx_t at[RADIX]; /* the runs' destinations */
     /* The tile in TQ streams, key j of stream j / ql (the last takes the
      * rest), counted and ranked side by side: where keys repeat a digit,
      * one counter's increments would wait on each other (a store
@@ -282,7 +282,6 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #endif
     uint acc = 0;
     for (uint d = 0; d < RADIX; d++) {
-        at[d] = acc;
         if (streams)
             for (uint q = 0; q < TQ; q++) { /* hq: each stream's next place */
                 const uint c = hq[q][d];
@@ -316,7 +315,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #undef TILE_PLACE
 #undef TILE_PLACE_VALUE
 #undef TILE_DIGIT
-    /* every run's destination first (at[] is free again), then its lines
+    /* every run's destination first, then its lines
      * read once, so that the misses overlap before the copies store */
     uint s = 0;
     if (lb && bases) {
@@ -836,12 +835,6 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
         one &= o[e] == a[e] || o[e] == 0;
     return one;
 }
-#if TILED_OK
-#define TILED_ARGS tiled, tab, tiles, d, n
-#else
-#define TILED_ARGS false, 0, 1u, d, n
-#endif
-
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
  * bucket by the bits below that digit, alone and in LSD order: one read
@@ -877,6 +870,10 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const bool tiled = state[ST_TILED] != 0;
     const global uint *tab = next + table_off;
     const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
+#else
+    const bool tiled = false;
+    const global uint *tab = 0;
+    const uint tiles = 1;
 #endif
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
     /* float keys: a bucket of one sign, where the top digit holds the sign
@@ -951,7 +948,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         uint values = 0;
         for (uint e = 0; e <= gt.mask; e++)
             values += h[pass_of[k - 1] * rr + e] != 0;
-        if (values <= IN_FEW && clsort_in_one_key_each(ka, lo, hi, gt, TILED_ARGS))
+        if (values <= IN_FEW && clsort_in_one_key_each(ka, lo, hi, gt, tiled, tab, tiles, d, n))
             pass_of[0] = pass_of[k - 1], k = 1;
     }
     if (k == 0) { /* every key of the bucket is the same: A -> U */
@@ -989,11 +986,6 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 #endif
     idx_t pos[RADIX];
 #if HAVE_NT && CLSORT_IN_LOCAL
-#if !TILED_OK
-    const bool tiled = false;
-    const global uint *tab = 0;
-    const uint tiles = 1;
-#endif
     /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
      * halves of local memory, X and Y, which stay in cache, and then the
      * sorted bucket copied out to U by streaming stores, so that U's lines
