@@ -16,8 +16,11 @@
  * search over the keys' order-preserving images, 4 bits per round and one
  * MPI_Allreduce per round, exactly which of their sorted elements go to which
  * rank (ties split by rank, then local index, so that every rank gets back
- * its own count); MPI_Alltoallw moves the keys, then the values (64-bit counts
- * through derived datatypes); each rank merges the sorted runs it received
+ * its own count); where every rank of comm runs on one node, the sorted
+ * copies live in an MPI-3 shared-memory window and each rank reads its runs
+ * in its peers' copies, else ($CLSORT_MPI_EXCHANGE=mpi, or ranks on several
+ * nodes) MPI_Alltoallw moves the keys, then the values (64-bit counts
+ * through derived datatypes); each rank merges its sorted runs
  * into the caller's arrays, with host threads ($CLSORT_MPI_THREADS, default:
  * a CPU device's compute units, else the node's processors per rank, at
  * most 16), or with a second clsort sort ($CLSORT_MPI_MERGE=sort or host
@@ -43,7 +46,10 @@
  * memory: about twice the local keys and values, kept by the process for
  * the next call (whose pages are then mapped already) and freed by
  * MPI_Finalize; a call made while another thread's call holds them
- * allocates its own.
+ * allocates its own. On one node, a third copy: the shared window, kept
+ * on comm (an attribute) for the next call on comm and freed with comm or
+ * by MPI_Finalize; calls on one communicator from several threads at once
+ * are not supported.
  */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H
@@ -82,12 +88,14 @@ typedef struct clsort_mpi_times {
     double check;      /* arguments checked and agreed (an MPI_Allreduce, an MPI_Allgather) */
     double local_sort; /* the copy of the local keys sorted with clsort */
     double splitters;  /* exact splitting: the bitwise search, tie counts, send counts */
-    double exchange;   /* the MPI_Alltoallw of keys and values */
+    double exchange;   /* the MPI_Alltoallw of keys and values (none when shared) */
     double merge;      /* the received runs merged, the result copied out */
     double total;      /* the whole call */
     uint64_t sent, received; /* elements sent to and received from other ranks */
     unsigned rounds;   /* MPI_Allreduce rounds of the search */
     int merge_by_sort; /* 1: the runs were merged by a clsort sort, 0: on the host */
+    int shared;        /* 1: every rank on one node, the runs read in the peers' sorted
+                          copies through an MPI-3 shared-memory window, not exchanged */
 } clsort_mpi_times;
 
 void clsort_mpi_last_times(clsort_mpi_times *times);

@@ -174,7 +174,7 @@ typedef struct agreement {
     int32_t descending;
     uint32_t begin_bit, end_bit;
     int32_t merge_by_sort; /* this rank's preference */
-    int32_t pad;
+    int32_t exchange_mpi;  /* this rank's preference: MPI_Alltoallw even on one node */
     uint64_t value_size;
     uint64_t n;
 } agreement;
@@ -190,6 +190,7 @@ typedef struct job {
     unsigned char *keys, *values; /* the caller's */
     size_t kb, vb, n;
     unsigned char *sk, *sv, *rk, *rv; /* sorted copy (sent from), received */
+    unsigned char *own[4]; /* the temporaries take_temps gave (sk, rk, sv, rv) */
     int spare;  /* sk .. rv are the process's spare set (take_temps) */
     int fresh;  /* some of them newly allocated: their pages not yet touched */
     /* Per-rank counters, allocated before the first collective step (a
@@ -204,6 +205,15 @@ typedef struct job {
     int *ints;      /* 4 x size: the exchange's counts and displacements */
     MPI_Datatype *types; /* 2 x size: the exchange's datatypes */
     uint64_t *pos;       /* 2 x size: the host merge's run positions */
+    /* Where the merge reads each source rank's run: elements src_at[r] ..
+     * src_at[r] + recv[r] of src_k[r] (and src_v[r]): the receive buffer,
+     * or the peer's sorted copy in the node's shared memory. */
+    const unsigned char **src_k, **src_v;
+    uint64_t *src_at;
+    unsigned char *scratch_k, *scratch_v; /* the merge's other buffer */
+    struct node_win *node; /* the communicator's shared-memory state */
+    int node_new;          /* node allocated by this call, not yet attached */
+    int shared;            /* the exchange through the node's shared memory */
     order ord;
     int merge_by_sort;
 } job;
@@ -234,12 +244,15 @@ static void free_spares(void)
     }
 }
 
+static void release_nodes(void);
+
 static int spares_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm, (void)keyval, (void)value, (void)extra;
     pthread_mutex_lock(&spares.lock);
     free_spares();
     pthread_mutex_unlock(&spares.lock);
+    release_nodes();
     return MPI_SUCCESS;
 }
 
@@ -278,6 +291,7 @@ static int take_temps(job *j)
             *dst[i] = spares.p[i];
         }
         ok &= *dst[i] != NULL;
+        j->own[i] = *dst[i];
     }
     if (!ok && j->spare)
         free_spares(); /* (taken: no other call uses them) */
@@ -287,10 +301,8 @@ static int take_temps(job *j)
 static void give_temps(job *j)
 {
     if (!j->spare) {
-        free(j->sk);
-        free(j->sv);
-        free(j->rk);
-        free(j->rv);
+        for (int i = 0; i < 4; i++)
+            free(j->own[i]);
         return;
     }
     pthread_mutex_lock(&spares.lock);
@@ -298,8 +310,225 @@ static void give_temps(job *j)
     pthread_mutex_unlock(&spares.lock);
 }
 
+/* ------------------------------------------------- the node's shared memory */
+
+/* Where every rank of the communicator runs on one node, the sorted copies
+ * live in an MPI-3 shared-memory window (MPI_Win_allocate_shared) and each
+ * rank merges its share straight from its peers' copies: no exchange
+ * through MPI at all ($CLSORT_MPI_EXCHANGE=mpi keeps MPI_Alltoallw). The
+ * state is cached on the caller's communicator (an attribute) and the
+ * window kept for the next sort, grown when a rank's elements outgrow its
+ * part; freed with the communicator, or at MPI_Finalize. */
+typedef struct node_win {
+    MPI_Comm comm;        /* a duplicate of the caller's, errors returned */
+    int shared;           /* every rank of comm on this node */
+    int size, rank;
+    MPI_Win win;          /* MPI_WIN_NULL until a sort needs it */
+    size_t *caps;         /* size: each rank's part, bytes */
+    unsigned char **base; /* size: each rank's part, mapped in this process */
+    struct node_win *next;
+} node_win;
+
+static struct {
+    pthread_mutex_t lock;
+    int keyval;
+    node_win *list; /* in creation order, for MPI_Finalize */
+} nodes = {PTHREAD_MUTEX_INITIALIZER, MPI_KEYVAL_INVALID, NULL};
+
+static void free_window(node_win *w)
+{
+    if (w->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(w->win);
+        MPI_Win_free(&w->win);
+        w->win = MPI_WIN_NULL;
+    }
+    for (int r = 0; r < w->size; r++) {
+        w->caps[r] = 0;
+        w->base[r] = NULL;
+    }
+}
+
+/* The MPI objects of every node's state, at MPI_Finalize (collective: every
+ * rank of each window finalises, and frees its windows in creation order). */
+static void release_nodes(void)
+{
+    pthread_mutex_lock(&nodes.lock);
+    for (node_win *w = nodes.list; w; w = w->next) {
+        free_window(w);
+        if (w->comm != MPI_COMM_NULL)
+            MPI_Comm_free(&w->comm);
+        w->shared = 0;
+    }
+    pthread_mutex_unlock(&nodes.lock);
+}
+
+static void free_node(node_win *w)
+{
+    if (!w)
+        return;
+    free(w->caps);
+    free(w->base);
+    free(w);
+}
+
+/* The attribute's delete callback: the caller's communicator is freed
+ * (collectively), and the window and duplicate with it. */
+static int node_delete(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void)comm, (void)keyval, (void)extra;
+    node_win *w = value;
+    pthread_mutex_lock(&nodes.lock);
+    for (node_win **at = &nodes.list; *at; at = &(*at)->next)
+        if (*at == w) {
+            *at = w->next;
+            break;
+        }
+    pthread_mutex_unlock(&nodes.lock);
+    free_window(w);
+    if (w->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&w->comm);
+    free_node(w);
+    return MPI_SUCCESS;
+}
+
+/* Step 1: the communicator's state, or a new one to attach once every rank
+ * has passed its checks (attach_node). Returns 0 without memory. */
+static int find_node(job *j)
+{
+    pthread_mutex_lock(&nodes.lock);
+    if (nodes.keyval == MPI_KEYVAL_INVALID)
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, node_delete, &nodes.keyval, NULL);
+    pthread_mutex_unlock(&nodes.lock);
+    void *value = NULL;
+    int found = 0;
+    if (nodes.keyval != MPI_KEYVAL_INVALID)
+        MPI_Comm_get_attr(j->comm, nodes.keyval, &value, &found);
+    if (found) {
+        j->node = value;
+        return 1;
+    }
+    node_win *w = calloc(1, sizeof *w);
+    if (w) {
+        w->caps = calloc((size_t)j->size, sizeof *w->caps);
+        w->base = calloc((size_t)j->size, sizeof *w->base);
+    }
+    if (!w || !w->caps || !w->base) {
+        free_node(w);
+        return 0;
+    }
+    w->comm = MPI_COMM_NULL;
+    w->win = MPI_WIN_NULL;
+    w->size = j->size;
+    w->rank = j->rank;
+    j->node = w;
+    j->node_new = 1;
+    return 1;
+}
+
+/* After step 1, on every rank at once: a new state learns whether the ranks
+ * share a node (collective) and is attached to the caller's communicator. */
+static void attach_node(job *j)
+{
+    node_win *w = j->node;
+    if (!j->node_new)
+        return;
+    MPI_Comm node = MPI_COMM_NULL;
+    int nsize = 0;
+    if (MPI_Comm_dup(j->comm, &w->comm) == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
+        if (MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS) {
+            MPI_Comm_size(node, &nsize);
+            MPI_Comm_free(&node);
+        }
+    } else {
+        w->comm = MPI_COMM_NULL;
+    }
+    w->shared = w->comm != MPI_COMM_NULL && nsize == j->size;
+    if (nodes.keyval != MPI_KEYVAL_INVALID &&
+        MPI_Comm_set_attr(j->comm, nodes.keyval, w) == MPI_SUCCESS) {
+        pthread_mutex_lock(&nodes.lock);
+        node_win **at = &nodes.list;
+        while (*at)
+            at = &(*at)->next;
+        *at = w;
+        pthread_mutex_unlock(&nodes.lock);
+        j->node_new = 0;
+    }
+}
+
+/* Bytes of a rank's part for n elements: keys, then values at a 64-byte
+ * boundary. */
+static size_t part_bytes(const job *j, uint64_t n, size_t *values_at)
+{
+    size_t at = ((size_t)n * j->kb + 63) & ~(size_t)63;
+    if (values_at)
+        *values_at = at;
+    return at + (j->pairs ? (size_t)n * j->vb : 0);
+}
+
+/* Before step 2, on every rank at once: the window holding every rank's
+ * sorted copy, grown (freed and allocated again, collectively) when a
+ * rank's elements outgrow its part, with an eighth to spare. Every rank
+ * computes every rank's part from the agreed n's, so all take the same
+ * decision. On a failure that every rank agrees on, this communicator
+ * falls back to MPI_Alltoallw for good. Sets sk, sv into the window. */
+static void take_window(job *j)
+{
+    node_win *w = j->node;
+    int fits = w->win != MPI_WIN_NULL;
+    for (int r = 0; r < j->size && fits; r++)
+        fits = part_bytes(j, j->ns[r], NULL) <= w->caps[r];
+    if (!fits) {
+        free_window(w);
+        for (int r = 0; r < j->size; r++) {
+            size_t need = part_bytes(j, j->ns[r], NULL);
+            need += need / 8;
+            w->caps[r] = (need + 4095) & ~(size_t)4095;
+        }
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        unsigned char *mine = NULL;
+        int mpi = MPI_Win_allocate_shared((MPI_Aint)w->caps[j->rank], 1, info, w->comm, &mine,
+                                          &w->win);
+        MPI_Info_free(&info);
+        int ok = mpi == MPI_SUCCESS, all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, j->comm);
+        if (!all) {
+            /* a window that some rank lacks cannot be freed collectively */
+            w->win = MPI_WIN_NULL;
+            w->shared = 0;
+            j->shared = 0;
+            return;
+        }
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win);
+        for (int r = 0; r < j->size; r++) {
+            MPI_Aint bytes = 0;
+            int unit = 1;
+            void *at = NULL;
+            MPI_Win_shared_query(w->win, r, &bytes, &unit, &at);
+            w->base[r] = at;
+        }
+    }
+    size_t vat = 0;
+    part_bytes(j, j->n, &vat);
+    j->sk = w->base[j->rank];
+    j->sv = j->pairs ? j->sk + vat : NULL;
+}
+
+/* Orders this process's accesses to the window before and after the
+ * collective that separates a rank's writes from its peers' reads. */
+static void window_sync(const job *j)
+{
+    if (j->shared)
+        MPI_Win_sync(j->node->win);
+}
+
 static void free_job(job *j)
 {
+    if (j->node_new)
+        free_node(j->node);
     give_temps(j);
     free(j->all);
     free(j->ns);
@@ -310,6 +539,8 @@ static void free_job(job *j)
     free(j->ints);
     free(j->types);
     free(j->pos);
+    free(j->src_k);
+    free(j->src_at);
 }
 
 static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
@@ -343,6 +574,14 @@ static int prefers_sort_merge(clsort_context *ctx, MPI_Comm comm)
            clsort_context_device_info(ctx, &info) == CLSORT_SUCCESS && info.is_cpu;
 }
 
+/* $CLSORT_MPI_EXCHANGE=mpi: the exchange through MPI_Alltoallw even where
+ * the ranks share a node (the ranks agree: one such rank decides). */
+static int prefers_mpi_exchange(void)
+{
+    const char *e = getenv("CLSORT_MPI_EXCHANGE");
+    return e && strcmp(e, "mpi") == 0;
+}
+
 /* Step 1 on this rank: arguments and temporary memory. */
 static clsort_status check_local(job *j)
 {
@@ -365,7 +604,7 @@ static clsort_status check_local(job *j)
     if (j->pairs && ranges_overlap(j->keys, j->n * j->kb, j->values, j->n * j->vb))
         return clsort_fail(j->ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: keys and values overlap",
                            fn);
-    if (!take_temps(j))
+    if (!take_temps(j) || !find_node(j))
         return clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                            "%s: no host memory for the temporary copies of %zu elements", fn, j->n);
     return CLSORT_SUCCESS;
@@ -407,6 +646,7 @@ static clsort_status agree(job *j)
         .begin_bit = o ? o->begin_bit : 0,
         .end_bit = o && o->end_bit ? o->end_bit : kbits,
         .merge_by_sort = j->merge_by_sort,
+        .exchange_mpi = prefers_mpi_exchange(),
         .value_size = j->pairs ? j->vb : 0,
         .n = j->n,
     };
@@ -427,8 +667,11 @@ static clsort_status agree(job *j)
                                all[0].descending, all[r].descending);
     }
     j->merge_by_sort = 0;
-    for (int r = 0; r < j->size; r++)
+    j->shared = 1;
+    for (int r = 0; r < j->size; r++) {
         j->merge_by_sort |= all[r].merge_by_sort;
+        j->shared &= !all[r].exchange_mpi;
+    }
     return CLSORT_SUCCESS;
 }
 
@@ -550,6 +793,8 @@ static clsort_status split(job *j, unsigned *rounds)
     for (int r = 0; r < p; r++)
         send[r] = j->cut[r + 1] - j->cut[r];
     mpi |= MPI_Alltoall(send, 1, MPI_UINT64_T, j->recv, 1, MPI_UINT64_T, j->comm);
+    if (j->shared) /* where each peer's run for this rank starts in its copy */
+        mpi |= MPI_Alltoall(j->cut, 1, MPI_UINT64_T, j->src_at, 1, MPI_UINT64_T, j->comm);
     uint64_t got = 0;
     for (int r = 0; r < p; r++)
         got += j->recv[r];
@@ -655,21 +900,43 @@ static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
             *sent += j->cut[r + 1] - j->cut[r];
             *received += j->recv[r];
         }
+    if (j->shared) {
+        /* the runs stay in the peers' copies (src_at from the split) */
+        size_t vat = 0;
+        for (int r = 0; r < j->size; r++) {
+            part_bytes(j, j->ns[r], &vat);
+            j->src_k[r] = j->node->base[r];
+            j->src_v[r] = j->pairs ? j->node->base[r] + vat : NULL;
+        }
+        j->scratch_k = j->rk;
+        j->scratch_v = j->rv;
+        return CLSORT_SUCCESS;
+    }
     int mpi = exchange_array(j, j->sk, j->rk, j->kb, chunk_elements(j->kb));
     if (j->pairs)
         mpi |= exchange_array(j, j->sv, j->rv, j->vb, chunk_elements(j->vb));
     if (mpi != MPI_SUCCESS)
         return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: MPI_Alltoallw failed (%d)", j->fn,
                            mpi);
+    uint64_t at = 0;
+    for (int r = 0; r < j->size; r++) {
+        j->src_k[r] = j->rk;
+        j->src_v[r] = j->rv;
+        j->src_at[r] = at;
+        at += j->recv[r];
+    }
+    j->scratch_k = j->sk;
+    j->scratch_v = j->sv;
     return CLSORT_SUCCESS;
 }
 
 /* ------------------------------------------------------------- the merge */
 
 /* Cuts sorted runs at output position q of their stable merge (ties in run
- * order): cut[i] is where run i's share of the first q elements ends. The
- * same bitwise search as the split, summed over runs instead of ranks. */
-static void cut_runs(const order *o, const unsigned char *keys, const uint64_t *begin,
+ * order): cut[i] is where run i's share of the first q elements ends, run i
+ * being elements [begin[i], end[i]) of keys[i]. The same bitwise search as
+ * the split, summed over runs instead of ranks. */
+static void cut_runs(const order *o, const unsigned char *const *keys, const uint64_t *begin,
                      const uint64_t *end, int runs, uint64_t q, uint64_t *cut, uint64_t *hi)
 {
     uint64_t total = 0;
@@ -688,12 +955,12 @@ static void cut_runs(const order *o, const unsigned char *keys, const uint64_t *
     for (int k = (int)o->width - 1; k >= 0; k--) {
         uint64_t cand = prefix | ((1ull << k) - 1), count = 0;
         for (int i = 0; i < runs; i++)
-            count += upper_bound(o, keys, (size_t)cut[i], (size_t)hi[i], cand) - begin[i];
+            count += upper_bound(o, keys[i], (size_t)cut[i], (size_t)hi[i], cand) - begin[i];
         int zero = count > q;
         if (!zero)
             prefix |= 1ull << k;
         for (int i = 0; i < runs; i++) {
-            uint64_t at = upper_bound(o, keys, (size_t)cut[i], (size_t)hi[i], cand);
+            uint64_t at = upper_bound(o, keys[i], (size_t)cut[i], (size_t)hi[i], cand);
             if (zero)
                 hi[i] = at;
             else
@@ -711,38 +978,45 @@ static void cut_runs(const order *o, const unsigned char *keys, const uint64_t *
     }
 }
 
+/* x when b is 0, y when b is 1, without a branch. */
+CLSORT_INLINE const unsigned char *pick(uint64_t b, const unsigned char *x, const unsigned char *y)
+{
+    uintptr_t m = (uintptr_t)0 - (uintptr_t)b;
+    return (const unsigned char *)((uintptr_t)x ^ (((uintptr_t)x ^ (uintptr_t)y) & m));
+}
+
 /* Merges run a (na elements) and run b (nb) into out, stably (ties from a,
- * the lower rank). Branch-free selection: the next element's source is a
- * conditional move, so random keys cost no mispredicted branches. kb and vb
- * are constants in every instance (merge_pass), so the copies inline; vb 0
- * means keys only, vb SIZE_MAX a value size known only at run time (vr). */
-CLSORT_INLINE void merge2(const order *o, size_t kb, size_t vb, size_t vr,
+ * the lower rank). Branch-free: the next element's source is selected by
+ * arithmetic, so random keys cost no mispredicted branches, and both heads
+ * are read again each step. kb and vb are constants in every instance
+ * (merge_pass), so the copies inline; vb 0 means keys only, vb SIZE_MAX a
+ * value size known only at run time (vr). raw: the order is the keys'
+ * unsigned value (unsigned keys, whole width, ascending), no image needed. */
+CLSORT_INLINE void merge2(const order *op, size_t kb, size_t vb, size_t vr, int raw,
                           const unsigned char *ak, const unsigned char *av, uint64_t na,
                           const unsigned char *bk, const unsigned char *bv, uint64_t nb,
                           unsigned char *ok, unsigned char *ov)
 {
+    const order oc = *op, *o = &oc; /* a copy that the stores cannot alias */
     size_t vsz = vb == SIZE_MAX ? vr : vb;
     const unsigned char *ae = ak + na * kb, *be = bk + nb * kb;
     if (na && nb) {
-        uint64_t ia = key_image_kb(o, ak, kb), ib = key_image_kb(o, bk, kb);
         for (;;) {
-            int take_b = ib < ia;
-            memcpy(ok, take_b ? bk : ak, kb);
+            uint64_t ia = raw ? load(ak, (unsigned)kb) : key_image_kb(o, ak, kb);
+            uint64_t ib = raw ? load(bk, (unsigned)kb) : key_image_kb(o, bk, kb);
+            uint64_t tb = ib < ia;
+            memcpy(ok, pick(tb, ak, bk), kb);
             ok += kb;
             if (vb) {
-                memcpy(ov, take_b ? bv : av, vsz);
+                memcpy(ov, pick(tb, av, bv), vsz);
                 ov += vsz;
-                av += take_b ? 0 : vsz;
-                bv += take_b ? vsz : 0;
+                av += (1 - tb) * vsz;
+                bv += tb * vsz;
             }
-            ak += take_b ? 0 : kb;
-            bk += take_b ? kb : 0;
+            ak += (1 - tb) * kb;
+            bk += tb * kb;
             if (ak == ae || bk == be)
                 break;
-            if (take_b)
-                ib = key_image_kb(o, bk, kb);
-            else
-                ia = key_image_kb(o, ak, kb);
         }
     }
     /* the rest of whichever run is left */
@@ -757,16 +1031,16 @@ CLSORT_INLINE void merge2(const order *o, size_t kb, size_t vb, size_t vr,
     }
 }
 
-/* One run of a merge pass: where its elements are in the source buffer. */
+/* One run of a merge pass: its keys, its values and its length. */
 typedef struct run_at {
-    uint64_t at, len;
+    const unsigned char *k, *v;
+    uint64_t len;
 } run_at;
 
-/* One pass of the merge tree: runs 0+1, 2+3, ... of src merged pairwise
- * into dst from position out on; an odd last run is copied. Rewrites runs
- * (and *count) as the next pass's runs in dst. */
-CLSORT_INLINE void merge_pass_kv(const order *o, size_t kb, size_t vb, size_t vr,
-                                 const unsigned char *sk, const unsigned char *sv,
+/* One pass of the merge tree: runs 0+1, 2+3, ... merged pairwise into dst
+ * from position out on; an odd last run is copied. Rewrites runs (and
+ * *count) as the next pass's runs in dst. */
+CLSORT_INLINE void merge_pass_kv(const order *o, size_t kb, size_t vb, size_t vr, int raw,
                                  unsigned char *dk, unsigned char *dv, run_at *runs, int *count,
                                  uint64_t out)
 {
@@ -775,28 +1049,29 @@ CLSORT_INLINE void merge_pass_kv(const order *o, size_t kb, size_t vb, size_t vr
     for (int i = 0; i < m; i += 2) {
         const run_at *a = &runs[i];
         uint64_t len = a->len;
+        unsigned char *ok = dk + out * kb, *ov = vb ? dv + out * vsz : NULL;
         if (i + 1 < m) {
             const run_at *b = &runs[i + 1];
-            merge2(o, kb, vb, vr, sk + a->at * kb, vb ? sv + a->at * vsz : NULL, a->len,
-                   sk + b->at * kb, vb ? sv + b->at * vsz : NULL, b->len, dk + out * kb,
-                   vb ? dv + out * vsz : NULL);
+            merge2(o, kb, vb, vr, raw, a->k, a->v, a->len, b->k, b->v, b->len, ok, ov);
             len += b->len;
         } else {
-            memcpy(dk + out * kb, sk + a->at * kb, a->len * kb);
+            memcpy(ok, a->k, a->len * kb);
             if (vb)
-                memcpy(dv + out * vsz, sv + a->at * vsz, a->len * vsz);
+                memcpy(ov, a->v, a->len * vsz);
         }
-        runs[next++] = (run_at){out, len};
+        runs[next++] = (run_at){ok, ov, len};
         out += len;
     }
     *count = next;
 }
 
-static void merge_pass(const order *o, size_t kb, size_t vb, const unsigned char *sk,
-                       const unsigned char *sv, unsigned char *dk, unsigned char *dv,
+static void merge_pass(const order *o, size_t kb, size_t vb, unsigned char *dk, unsigned char *dv,
                        run_at *runs, int *count, uint64_t out)
 {
-#define CLSORT_PASS_(K, V) merge_pass_kv(o, K, V, vb, sk, sv, dk, dv, runs, count, out)
+    int raw = o->kind == 0 && o->begin == 0 && o->width == kb * 8 && !o->descending;
+#define CLSORT_PASS_(K, V)                                                         \
+    (raw ? merge_pass_kv(o, K, V, vb, 1, dk, dv, runs, count, out)                \
+         : merge_pass_kv(o, K, V, vb, 0, dk, dv, runs, count, out))
 #define CLSORT_PASS_V_(K)                \
     switch (vb) {                        \
     case 0: CLSORT_PASS_(K, 0); break;   \
@@ -815,8 +1090,8 @@ static void merge_pass(const order *o, size_t kb, size_t vb, const unsigned char
 #undef CLSORT_PASS_
 }
 
-/* A thread's share of the host merge: runs [from[r], to[r]) of the
- * received buffer, merged into the caller's arrays from position out. */
+/* A thread's share of the host merge: elements [from[r], to[r]) of each
+ * source rank r's run, merged into the caller's arrays from position out. */
 typedef struct piece {
     const job *j;
     const uint64_t *from, *to;
@@ -825,35 +1100,36 @@ typedef struct piece {
 } piece;
 
 /* Merges a piece by a tree of pairwise merges (ceil(log2 runs) passes),
- * ping-ponging between the send buffer (free after the exchange) and the
- * caller's arrays so that the last pass lands in the caller's arrays. */
+ * ping-ponging between a scratch buffer (the received buffer's own copy
+ * after the exchange, or the receive buffer where the runs are read in the
+ * peers' shared memory) and the caller's arrays, so that the last pass
+ * lands in the caller's arrays. */
 static void *merge_piece(void *arg)
 {
     const piece *pc = arg;
     const job *j = pc->j;
+    size_t vb = j->pairs ? j->vb : 0;
     int m = 0, passes = 0;
     for (int r = 0; r < j->size; r++)
         if (pc->to[r] > pc->from[r])
-            pc->runs[m++] = (run_at){pc->from[r], pc->to[r] - pc->from[r]};
+            pc->runs[m++] = (run_at){j->src_k[r] + pc->from[r] * j->kb,
+                                     vb ? j->src_v[r] + pc->from[r] * vb : NULL,
+                                     pc->to[r] - pc->from[r]};
     for (int c = m; c > 1; c = (c + 1) / 2)
         passes++;
-    const unsigned char *sk = j->rk, *sv = j->rv;
     if (passes == 0) {
         if (m == 1) {
-            memcpy(j->keys + pc->out * j->kb, sk + pc->runs[0].at * j->kb, pc->runs[0].len * j->kb);
-            if (j->pairs)
-                memcpy(j->values + pc->out * j->vb, sv + pc->runs[0].at * j->vb,
-                       pc->runs[0].len * j->vb);
+            memcpy(j->keys + pc->out * j->kb, pc->runs[0].k, pc->runs[0].len * j->kb);
+            if (vb)
+                memcpy(j->values + pc->out * vb, pc->runs[0].v, pc->runs[0].len * vb);
         }
         return NULL;
     }
     for (int pass = 1; pass <= passes; pass++) {
         int last_parity = (passes - pass) % 2 == 0;
-        unsigned char *dk = last_parity ? j->keys : j->sk;
-        unsigned char *dv = last_parity ? j->values : j->sv;
-        merge_pass(&j->ord, j->kb, j->pairs ? j->vb : 0, sk, sv, dk, dv, pc->runs, &m, pc->out);
-        sk = dk;
-        sv = dv;
+        unsigned char *dk = last_parity ? j->keys : j->scratch_k;
+        unsigned char *dv = last_parity ? j->values : j->scratch_v;
+        merge_pass(&j->ord, j->kb, vb, dk, dv, pc->runs, &m, pc->out);
     }
     return NULL;
 }
@@ -892,11 +1168,10 @@ static int merge_threads(const job *j)
 static clsort_status merge_host(job *j)
 {
     int p = j->size, threads = merge_threads(j);
-    uint64_t *begin = j->pos, *end = j->pos + p, at = 0;
+    uint64_t *begin = j->pos, *end = j->pos + p;
     for (int r = 0; r < p; r++) {
-        begin[r] = at;
-        at += j->recv[r];
-        end[r] = at;
+        begin[r] = j->src_at[r];
+        end[r] = j->src_at[r] + j->recv[r];
     }
     size_t per = (size_t)p * 2;
     uint64_t *cuts = threads > 1 ? malloc(((size_t)threads + 1) * per * sizeof *cuts) : NULL;
@@ -909,8 +1184,8 @@ static clsort_status merge_host(job *j)
     } else {
         for (int t = 0; t <= threads; t++) {
             uint64_t *c = cuts + (size_t)t * per;
-            cut_runs(&j->ord, j->rk, begin, end, p, (uint64_t)((double)j->n * t / threads), c,
-                     c + p);
+            cut_runs(&j->ord, j->src_k, begin, end, p, (uint64_t)((double)j->n * t / threads),
+                     c, c + p);
         }
         for (int t = 0; t < threads; t++) {
             uint64_t *c = cuts + (size_t)t * per, out = 0;
@@ -1139,6 +1414,17 @@ static clsort_status local_sort(job *j, int touch)
  * agreed, then read back into the caller's arrays. */
 static clsort_status merge_by_sort(job *j)
 {
+    if (j->shared) { /* the runs, in rank order, into the receive buffer */
+        uint64_t at = 0;
+        for (int r = 0; r < j->size; r++) {
+            parallel_copy(j, j->rk + at * j->kb, j->src_k[r] + j->src_at[r] * j->kb,
+                          j->recv[r] * j->kb);
+            if (j->pairs)
+                parallel_copy(j, j->rv + at * j->vb, j->src_v[r] + j->src_at[r] * j->vb,
+                              j->recv[r] * j->vb);
+            at += j->recv[r];
+        }
+    }
     return device_sort(j, j->rk, j->rv, j->keys, j->values, 1, 0);
 }
 
@@ -1162,11 +1448,21 @@ static clsort_status run(job *j, clsort_status s)
     j->ord = make_order(j->type, j->options);
     for (int r = 0; r < size; r++)
         j->ns[r] = j->all[r].n;
+    attach_node(j);
+    j->shared &= j->node->shared;
+    if (j->shared)
+        take_window(j);
     t1 = MPI_Wtime();
     t->check = t1 - t0;
+    t->shared = j->shared;
 
-    /* 2: the local sort, from the caller's arrays into sk, sv */
-    s = agree_status(j, local_sort(j, j->fresh && wants_touch(j)));
+    /* 2: the local sort, from the caller's arrays into sk, sv (in the
+     * shared window, whose last readers passed step 1's collectives) */
+    window_sync(j);
+    s = local_sort(j, j->fresh && wants_touch(j));
+    window_sync(j);
+    s = agree_status(j, s);
+    window_sync(j);
     t->local_sort = MPI_Wtime() - t1;
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)
@@ -1218,9 +1514,12 @@ static clsort_status sort_entry(job *j)
     j->ints = malloc(p * 4 * sizeof *j->ints);
     j->types = malloc(p * 2 * sizeof *j->types);
     j->pos = malloc(p * 2 * sizeof *j->pos);
+    j->src_k = malloc(p * 2 * sizeof *j->src_k);
+    j->src_v = j->src_k ? j->src_k + p : NULL;
+    j->src_at = malloc(p * sizeof *j->src_at);
     clsort_status s = CLSORT_SUCCESS;
     if (!j->all || !j->ns || !j->cut || !j->recv || !j->send || !j->search || !j->ints ||
-        !j->types || !j->pos) /* told to the others by run's first step */
+        !j->types || !j->pos || !j->src_k || !j->src_at) /* told by run's first step */
         s = clsort_fail(j->ctx, CLSORT_ERROR_OUT_OF_HOST_MEMORY,
                         "%s: no host memory for %d ranks' counters", j->fn, j->size);
     double t0 = MPI_Wtime();

@@ -13,9 +13,11 @@
  *
  * The cases alternate the merge of the received runs ($CLSORT_MPI_MERGE
  * host / sort; every other host merge in 3 threads, $CLSORT_MPI_THREADS)
- * and every third one splits the exchange's datatypes into blocks of 7
+ * and every third one exchanges through MPI_Alltoallw
+ * ($CLSORT_MPI_EXCHANGE=mpi) with the datatypes split into blocks of 7
  * elements ($CLSORT_MPI_CHUNK), the path that carries messages over 2^31
- * bytes.
+ * bytes; the others read the runs in the peers' shared-memory window (the
+ * ranks of a test share a node), which grows with the cases' sizes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <clsort_mpi.h>
@@ -186,10 +188,14 @@ static void run_case(const tcase *c, unsigned index)
         setenv("CLSORT_MPI_THREADS", "3", 1);
     else
         unsetenv("CLSORT_MPI_THREADS");
-    if (index % 3 == 2)
+    int through_mpi = index % 3 == 2;
+    if (through_mpi) {
         setenv("CLSORT_MPI_CHUNK", "7", 1);
-    else
+        setenv("CLSORT_MPI_EXCHANGE", "mpi", 1);
+    } else {
         unsetenv("CLSORT_MPI_CHUNK");
+        unsetenv("CLSORT_MPI_EXCHANGE");
+    }
     size_t kb = clsort_type_size(c->type), vb = c->value_size;
     size_t n = local_n(c, rank);
     uint64_t first = 0;
@@ -211,6 +217,10 @@ static void run_case(const tcase *c, unsigned index)
                          : clsort_mpi_sort_keys(ctx, MPI_COMM_WORLD, c->type, keys, n, &opt);
     EXPECT(s == CLSORT_SUCCESS, "%s: %s\n%s", c->name, clsort_status_string(s),
            clsort_context_last_error(ctx));
+    clsort_mpi_times t;
+    clsort_mpi_last_times(&t);
+    EXPECT(t.shared == !through_mpi, "%s: the exchange was %s, not %s", c->name,
+           t.shared ? "shared" : "through MPI", through_mpi ? "through MPI" : "shared");
     unsigned char *out_k = gather(keys, n * kb), *out_v = vb ? gather(values, n * vb) : NULL;
     if (rank == 0) {
         size_t total = 0;
@@ -357,11 +367,13 @@ static void run_device_failure(void)
 /* A sort on a communicator of its own: the world split into even and odd
  * ranks, each half sorting its keys at once, checked within the half
  * against the reference (ranks numbered within the half, keys that differ
- * between halves so that a mix-up shows). */
+ * between halves so that a mix-up shows), through the half's own shared
+ * window, freed with the half. */
 static void run_split_comm(void)
 {
     MPI_Comm half;
     int color = rank % 2, hrank, hsize;
+    unsetenv("CLSORT_MPI_EXCHANGE");
     MPI_Comm_split(MPI_COMM_WORLD, color, rank, &half);
     MPI_Comm_rank(half, &hrank);
     MPI_Comm_size(half, &hsize);
@@ -387,6 +399,9 @@ static void run_split_comm(void)
     clsort_status s = clsort_mpi_sort_pairs(ctx, half, CLSORT_U32, keys, vals, 4, n, NULL);
     EXPECT(s == CLSORT_SUCCESS, "split communicator: %s\n%s", clsort_status_string(s),
            clsort_context_last_error(ctx));
+    clsort_mpi_times t;
+    clsort_mpi_last_times(&t);
+    EXPECT(t.shared, "split communicator: the exchange was not shared");
     MPI_Gatherv(keys, mine, MPI_UINT32_T, out_k, counts, displs, MPI_UINT32_T, 0, half);
     MPI_Gatherv(vals, mine, MPI_UINT32_T, out_v, counts, displs, MPI_UINT32_T, 0, half);
     if (hrank == 0) {
