@@ -7,11 +7,16 @@
 #   gpu      one rank on one GPU against two ranks on two GPUs, N_GPU u32 keys
 #            per rank from host memory (weak scaling 1 -> 2 ranks): the
 #            single-device host sort (--baseline), the distributed sort on 1
-#            rank, and on 2 ranks with the host merge, with the second
-#            clsort sort (CLSORT_MPI_MERGE=sort), and without touching the
-#            temporary buffers first (CLSORT_MPI_TOUCH=0)
+#            rank, and on 2 ranks reading the runs in the shared window and
+#            exchanging them through MPI (CLSORT_MPI_EXCHANGE=mpi); with
+#            VARIANTS=1 also the second clsort sort (CLSORT_MPI_MERGE=sort)
+#            and no touching of the temporary buffers (CLSORT_MPI_TOUCH=0)
 #   cpu      4 ranks x 4 PoCL threads (each rank bound to 4 cores) against one
-#            process on 16 threads (16 cores), N_CPU u32 keys in total
+#            process on 16 threads (16 cores), N_CPU u32 keys in total, the
+#            runs read in the shared window and exchanged through MPI; with
+#            VARIANTS=1 also merged by a second sort
+#   old      the 2-rank GPU run and the CPU ranks' run with an older build's
+#            clsort-mpi ($OLD_TOOL), for an A/B within one call
 #   balance  every rank keeps its own count whatever the distribution: all
 #            keys equal, all on one rank, sorted, reversed (N_BAL per rank,
 #            on the GPUs when there are two, else on PoCL), each checked
@@ -20,7 +25,7 @@
 #            bytes, the exchange's 64-bit path), on the GPUs or on PoCL,
 #            checked; needs about 4 x 6 GB of host memory per rank
 #
-# usage: bench/mpi_run.sh [stage ...]     stages: build gpu cpu balance
+# usage: bench/mpi_run.sh [stage ...]     stages: build gpu cpu balance old
 #        (default: all four, in that order)
 # environment:
 #   N_GPU (default 512M keys per rank), N_CPU (256M in total), N_BAL (16M per
@@ -145,11 +150,30 @@ stage_gpu() {
         --rounds "$ROUNDS" --baseline
     run gpu_1rank 1 "--bind-to none" -- --device "$d0" --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     run gpu_2ranks 2 "--bind-to none" -- --device "$devs" --n-per-rank "$N_GPU" --rounds "$ROUNDS"
+    run gpu_2ranks_mpi 2 "--bind-to none" CLSORT_MPI_EXCHANGE=mpi -- --device "$devs" \
+        --n-per-rank "$N_GPU" --rounds "$ROUNDS"
+    [ "${VARIANTS:-0}" = 1 ] || return 0
     run gpu_2ranks_sortmerge 2 "--bind-to none" CLSORT_MPI_MERGE=sort -- --device "$devs" \
         --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     # without touching the temporary buffers while the GPU sorts (default on GPUs)
     run gpu_2ranks_notouch 2 "--bind-to none" CLSORT_MPI_TOUCH=0 -- --device "$devs" \
         --n-per-rank "$N_GPU" --rounds "$ROUNDS"
+}
+
+stage_old() {
+    [ -x "${OLD_TOOL:-}" ] || { log "old: skipped, OLD_TOOL is not an executable"; return; }
+    local devs keep=$TOOL
+    devs=$(gpu_devices)
+    TOOL=$OLD_TOOL
+    log "old: $OLD_TOOL"
+    if [ "$(echo "$devs" | tr ',' '\n' | grep -c .)" -ge 2 ]; then
+        run gpu_2ranks_old 2 "--bind-to none" -- --device "$devs" --n-per-rank "$N_GPU" \
+            --rounds "$ROUNDS"
+    fi
+    run cpu_${CPU_RANKS}x${CPU_THREADS}_old "$CPU_RANKS" "$CPU_BIND" \
+        POCL_MAX_PTHREAD_COUNT=$CPU_THREADS -- --device "$CPU_DEVICE" --n "$N_CPU" \
+        --rounds "$ROUNDS"
+    TOOL=$keep
 }
 
 stage_cpu() {
@@ -161,6 +185,10 @@ stage_cpu() {
     run cpu_${CPU_RANKS}x$CPU_THREADS "$CPU_RANKS" "$CPU_BIND" \
         POCL_MAX_PTHREAD_COUNT=$CPU_THREADS -- --device "$CPU_DEVICE" --n "$N_CPU" \
         --rounds "$ROUNDS"
+    run cpu_${CPU_RANKS}x${CPU_THREADS}_mpi "$CPU_RANKS" "$CPU_BIND" \
+        POCL_MAX_PTHREAD_COUNT=$CPU_THREADS CLSORT_MPI_EXCHANGE=mpi -- --device "$CPU_DEVICE" \
+        --n "$N_CPU" --rounds "$ROUNDS"
+    [ "${VARIANTS:-0}" = 1 ] || return 0
     run cpu_${CPU_RANKS}x${CPU_THREADS}_sortmerge "$CPU_RANKS" "$CPU_BIND" \
         POCL_MAX_PTHREAD_COUNT=$CPU_THREADS \
         CLSORT_MPI_MERGE=sort -- --device "$CPU_DEVICE" --n "$N_CPU" --rounds "$ROUNDS"
@@ -209,10 +237,10 @@ summary() {
     a=$(field gpu_1rank_alone time_ms)
     b=$(field gpu_2ranks time_ms)
     c=$(field gpu_1rank time_ms)
-    s=$(field gpu_2ranks_sortmerge time_ms)
+    s=$(field gpu_2ranks_mpi time_ms)
     if [ -n "$a" ] && [ -n "$b" ]; then
-        echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (host merge), ${s:-?} ms (sort merge)," \
-             "$(field gpu_2ranks_notouch time_ms) ms (no first touch);"
+        echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (shared window), ${s:-?} ms" \
+             "(MPI_Alltoallw), older build ${OLD_TOOL:+$(field gpu_2ranks_old time_ms)} ms;"
         echo "  one rank alone $a ms, distributed on 1 rank $c ms"
         echo "  weak scaling of the distributed sort 1 -> 2 ranks: efficiency $(ratio "$c" "$b")" \
              "(time on 1 rank / time on 2 ranks, each rank $N_GPU keys)"
@@ -222,9 +250,10 @@ summary() {
     local all=$((CPU_RANKS * CPU_THREADS))
     a=$(field "cpu_1x$all" time_ms)
     b=$(field "cpu_${CPU_RANKS}x$CPU_THREADS" time_ms)
-    s=$(field "cpu_${CPU_RANKS}x${CPU_THREADS}_sortmerge" time_ms)
+    s=$(field "cpu_${CPU_RANKS}x${CPU_THREADS}_mpi" time_ms)
     if [ -n "$a" ] && [ -n "$b" ]; then
-        echo "CPU: $CPU_RANKS x $CPU_THREADS threads $b ms (sort merge ${s:-?} ms) against 1 x $all $a ms:" \
+        echo "CPU: $CPU_RANKS x $CPU_THREADS threads $b ms (MPI_Alltoallw ${s:-?} ms, older build" \
+             "$(field "cpu_${CPU_RANKS}x${CPU_THREADS}_old" time_ms) ms) against 1 x $all $a ms:" \
              "$(ratio "$b" "$a")x the time (target <= 1.5x), exchange share $(field "cpu_${CPU_RANKS}x$CPU_THREADS" exchange_share)"
     fi
     grep -q FAILED "$SUMMARY" && echo "SOME CHECKS FAILED" || echo "every check passed"
