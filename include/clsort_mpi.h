@@ -47,9 +47,14 @@
  * the next call (whose pages are then mapped already) and freed by
  * MPI_Finalize; a call made while another thread's call holds them
  * allocates its own. On one node, a third copy: the shared window, kept
- * on comm (an attribute) for the next call on comm and freed with comm or
- * by MPI_Finalize; calls on one communicator from several threads at once
- * are not supported.
+ * on comm (an attribute) for the next call on comm, grown when a rank's
+ * elements outgrow its part, and freed when comm is freed (MPI_Comm_free
+ * then frees the window too, which waits for every rank of comm) or left
+ * to MPI_Finalize. The window lives where MPI keeps shared memory (Open
+ * MPI: its session directory, under /tmp or /dev/shm): where that is too
+ * small, the allocation fails and comm falls back to MPI_Alltoallw, or set
+ * $CLSORT_MPI_EXCHANGE=mpi. Calls on one communicator from several threads
+ * at once are not supported.
  */
 #ifndef CLSORT_MPI_H
 #define CLSORT_MPI_H
@@ -91,7 +96,7 @@ typedef struct clsort_mpi_times {
     double exchange;   /* the MPI_Alltoallw of keys and values (none when shared) */
     double merge;      /* the received runs merged, the result copied out */
     double total;      /* the whole call */
-    uint64_t sent, received; /* elements sent to and received from other ranks */
+    uint64_t sent, received; /* elements that go to and come from other ranks */
     unsigned rounds;   /* MPI_Allreduce rounds of the search */
     int merge_by_sort; /* 1: the runs were merged by a clsort sort, 0: on the host */
     int shared;        /* 1: every rank on one node, the runs read in the peers' sorted

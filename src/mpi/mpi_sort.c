@@ -6,10 +6,13 @@
  *     temporary memory; the statuses are agreed (one fixed-size
  *     MPI_Allreduce), so any failure ends the call everywhere; then one
  *     MPI_Allgather gives every rank the n's and the arguments that must
- *     agree;
- *  2. local sort: the local keys (and values) written to device buffers,
- *     sorted by clsort on this rank's device and read back into the send
- *     buffer; the statuses are agreed (MPI_Allreduce);
+ *     agree; on a communicator's first call its shared-memory state is made
+ *     (a duplicate, MPI_Comm_split_type, MPI_Allreduce), and where all
+ *     ranks share a node the window of sorted copies is allocated or grown
+ *     (MPI_Win_allocate_shared, MPI_Allreduce);
+ *  2. local sort: the local keys (and values) sorted by clsort's host-array
+ *     path into a sorted copy (in the window, or the send buffer); the
+ *     statuses are agreed (MPI_Allreduce);
  *  3. splitters: output rank r gets the global sorted positions
  *     [P_r, P_r + n_r), P_r the prefix of the n's. With ties broken by
  *     (key, rank, local index) every element has one position, so the key
@@ -17,11 +20,13 @@
  *     images (one MPI_Allreduce of counts per round, for every boundary at
  *     once), and its ties are split in rank order (MPI_Allreduce and
  *     MPI_Exscan of the tie counts); the send counts follow, and
- *     MPI_Alltoall gives the receive counts;
- *  4. exchange: one MPI_Alltoallw of the keys and one of the values, a
- *     struct datatype per peer over absolute addresses (MPI_BOTTOM), so
- *     counts and offsets are 64-bit whatever MPI's int arguments;
- *  5. merge: the received runs (sorted, in rank order) merged on the host
+ *     MPI_Alltoall gives the receive counts (and, with the window, a second
+ *     one where each peer's run for this rank starts);
+ *  4. exchange: with the window, none (the merge reads the peers' copies);
+ *     else one MPI_Alltoallw of the keys and one of the values, a struct
+ *     datatype per peer over absolute addresses (MPI_BOTTOM), so counts and
+ *     offsets are 64-bit whatever MPI's int arguments;
+ *  5. merge: the runs (sorted, in rank order) merged on the host
  *     into the caller's arrays by a tree of branch-free pairwise merges,
  *     the output cut into one piece per thread; or (on CPU devices with
  *     more than 8 ranks, or with $CLSORT_MPI_MERGE=sort) sorted again by
@@ -175,6 +180,8 @@ typedef struct agreement {
     uint32_t begin_bit, end_bit;
     int32_t merge_by_sort; /* this rank's preference */
     int32_t exchange_mpi;  /* this rank's preference: MPI_Alltoallw even on one node */
+    int32_t node_new;      /* the communicator has no shared-memory state here yet */
+    int32_t pad;
     uint64_t value_size;
     uint64_t n;
 } agreement;
@@ -214,6 +221,7 @@ typedef struct job {
     struct node_win *node; /* the communicator's shared-memory state */
     int node_new;          /* node allocated by this call, not yet attached */
     int shared;            /* the exchange through the node's shared memory */
+    int attach;            /* every rank's node is new: attach them (collective) */
     order ord;
     int merge_by_sort;
 } job;
@@ -348,15 +356,17 @@ static void free_window(node_win *w)
     }
 }
 
-/* The MPI objects of every node's state, at MPI_Finalize (collective: every
- * rank of each window finalises, and frees its windows in creation order). */
+/* At MPI_Finalize (MPI_COMM_SELF's attributes go first): the windows and
+ * duplicates still alive are left to MPI_Finalize, not freed here (freeing
+ * is collective, and ranks whose threads created windows in different
+ * orders would wait on each other); the states forget them, so that a
+ * delete callback run later by MPI_Finalize calls no MPI function. */
 static void release_nodes(void)
 {
     pthread_mutex_lock(&nodes.lock);
     for (node_win *w = nodes.list; w; w = w->next) {
-        free_window(w);
-        if (w->comm != MPI_COMM_NULL)
-            MPI_Comm_free(&w->comm);
+        w->win = MPI_WIN_NULL;
+        w->comm = MPI_COMM_NULL;
         w->shared = 0;
     }
     pthread_mutex_unlock(&nodes.lock);
@@ -372,7 +382,8 @@ static void free_node(node_win *w)
 }
 
 /* The attribute's delete callback: the caller's communicator is freed
- * (collectively), and the window and duplicate with it. */
+ * (collectively, by every rank of it), and the window and duplicate with
+ * it. */
 static int node_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm, (void)keyval, (void)extra;
@@ -425,15 +436,17 @@ static int find_node(job *j)
     return 1;
 }
 
-/* After step 1, on every rank at once: a new state learns whether the ranks
- * share a node (collective) and is attached to the caller's communicator. */
+/* After step 1, on every rank at once, where no rank had a state for the
+ * communicator: the new one learns whether the ranks share a node, and is
+ * attached to the caller's communicator. The ranks agree on the outcome
+ * (one MPI_Allreduce), so that a rank whose duplicate, split or attribute
+ * failed makes every rank skip the window; the states then stay without
+ * one for good (the duplicate freed). */
 static void attach_node(job *j)
 {
     node_win *w = j->node;
-    if (!j->node_new)
-        return;
     MPI_Comm node = MPI_COMM_NULL;
-    int nsize = 0;
+    int nsize = 0, attached = 0;
     if (MPI_Comm_dup(j->comm, &w->comm) == MPI_SUCCESS) {
         MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
         if (MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
@@ -444,8 +457,10 @@ static void attach_node(job *j)
     } else {
         w->comm = MPI_COMM_NULL;
     }
-    w->shared = w->comm != MPI_COMM_NULL && nsize == j->size;
-    if (nodes.keyval != MPI_KEYVAL_INVALID &&
+    /* $CLSORT_MPI_FAIL_ATTACH=r: rank r fails here, as if MPI_Comm_set_attr
+     * had (the tests' way to this path) */
+    const char *fail = getenv("CLSORT_MPI_FAIL_ATTACH");
+    if (nodes.keyval != MPI_KEYVAL_INVALID && !(fail && *fail && atoi(fail) == j->rank) &&
         MPI_Comm_set_attr(j->comm, nodes.keyval, w) == MPI_SUCCESS) {
         pthread_mutex_lock(&nodes.lock);
         node_win **at = &nodes.list;
@@ -454,6 +469,16 @@ static void attach_node(job *j)
         *at = w;
         pthread_mutex_unlock(&nodes.lock);
         j->node_new = 0;
+        attached = 1;
+    }
+    int mine = attached && w->comm != MPI_COMM_NULL && nsize == j->size, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, j->comm);
+    w->shared = all;
+    if (!all) { /* the duplicate freed (collectively) where every rank has one */
+        int has = w->comm != MPI_COMM_NULL, every = 0;
+        MPI_Allreduce(&has, &every, 1, MPI_INT, MPI_MIN, j->comm);
+        if (every)
+            MPI_Comm_free(&w->comm);
     }
 }
 
@@ -494,21 +519,25 @@ static void take_window(job *j)
                                           &w->win);
         MPI_Info_free(&info);
         int ok = mpi == MPI_SUCCESS, all = 0;
+        if (ok)
+            ok = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win) == MPI_SUCCESS;
+        for (int r = 0; ok && r < j->size; r++) {
+            MPI_Aint bytes = 0;
+            int unit = 1;
+            void *at = NULL;
+            ok = MPI_Win_shared_query(w->win, r, &bytes, &unit, &at) == MPI_SUCCESS &&
+                 (size_t)bytes >= w->caps[r] && (at || !bytes);
+            w->base[r] = at;
+        }
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, j->comm);
         if (!all) {
-            /* a window that some rank lacks cannot be freed collectively */
+            /* a window that some rank lacks cannot be freed collectively:
+             * left to MPI_Finalize, and this communicator exchanges
+             * through MPI_Alltoallw from now on */
             w->win = MPI_WIN_NULL;
             w->shared = 0;
             j->shared = 0;
             return;
-        }
-        MPI_Win_lock_all(MPI_MODE_NOCHECK, w->win);
-        for (int r = 0; r < j->size; r++) {
-            MPI_Aint bytes = 0;
-            int unit = 1;
-            void *at = NULL;
-            MPI_Win_shared_query(w->win, r, &bytes, &unit, &at);
-            w->base[r] = at;
         }
     }
     size_t vat = 0;
@@ -647,6 +676,7 @@ static clsort_status agree(job *j)
         .end_bit = o && o->end_bit ? o->end_bit : kbits,
         .merge_by_sort = j->merge_by_sort,
         .exchange_mpi = prefers_mpi_exchange(),
+        .node_new = j->node_new,
         .value_size = j->pairs ? j->vb : 0,
         .n = j->n,
     };
@@ -668,10 +698,18 @@ static clsort_status agree(job *j)
     }
     j->merge_by_sort = 0;
     j->shared = 1;
+    int fresh = 0;
     for (int r = 0; r < j->size; r++) {
         j->merge_by_sort |= all[r].merge_by_sort;
         j->shared &= !all[r].exchange_mpi;
+        fresh += all[r].node_new != 0;
     }
+    /* the communicator's state: new on every rank (attached in run), or
+     * there on every rank; else (a rank failed to attach it before) the
+     * exchange goes through MPI_Alltoallw for good */
+    j->attach = j->shared && fresh == j->size;
+    if (fresh != 0 && fresh != j->size)
+        j->shared = 0;
     return CLSORT_SUCCESS;
 }
 
@@ -1448,7 +1486,8 @@ static clsort_status run(job *j, clsort_status s)
     j->ord = make_order(j->type, j->options);
     for (int r = 0; r < size; r++)
         j->ns[r] = j->all[r].n;
-    attach_node(j);
+    if (j->attach)
+        attach_node(j);
     j->shared &= j->node->shared;
     if (j->shared)
         take_window(j);
@@ -1482,6 +1521,7 @@ static clsort_status run(job *j, clsort_status s)
     t->merge_by_sort = j->merge_by_sort;
     s = j->merge_by_sort ? merge_by_sort(j) : merge_host(j);
     t->merge = MPI_Wtime() - t1;
+    window_sync(j); /* the reads done before the next call's collectives */
     return s;
 }
 

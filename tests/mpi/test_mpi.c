@@ -30,6 +30,7 @@
 #include "harness.h"
 
 static int rank, nranks, failures;
+static int one_node; /* every rank on one node: the runs read in the shared window */
 static clsort_context *ctx;
 
 #define EXPECT(cond, ...)                                                 \
@@ -219,8 +220,8 @@ static void run_case(const tcase *c, unsigned index)
            clsort_context_last_error(ctx));
     clsort_mpi_times t;
     clsort_mpi_last_times(&t);
-    EXPECT(t.shared == !through_mpi, "%s: the exchange was %s, not %s", c->name,
-           t.shared ? "shared" : "through MPI", through_mpi ? "through MPI" : "shared");
+    EXPECT(t.shared == (one_node && !through_mpi), "%s: the exchange was %s", c->name,
+           t.shared ? "shared" : "through MPI");
     unsigned char *out_k = gather(keys, n * kb), *out_v = vb ? gather(values, n * vb) : NULL;
     if (rank == 0) {
         size_t total = 0;
@@ -364,6 +365,47 @@ static void run_device_failure(void)
     clsort_context_release(small);
 }
 
+/* A communicator whose shared-memory state failed to attach on the last
+ * rank (CLSORT_MPI_FAIL_ATTACH): every rank exchanges through MPI, on the
+ * first call and on the next (the ranks' states then differ), nobody
+ * hangs, and both sorts are right. */
+static void run_failed_attach(void)
+{
+    if (nranks < 2)
+        return;
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    unsetenv("CLSORT_MPI_EXCHANGE");
+    char last[16];
+    snprintf(last, sizeof last, "%d", nranks - 1);
+    size_t n = 3000 + 17 * (size_t)rank;
+    uint32_t *keys = malloc(n * 4);
+    for (int call = 0; call < 2; call++) {
+        setenv("CLSORT_MPI_FAIL_ATTACH", last, 1);
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (uint32_t)mix(i + 5000 * (size_t)rank + (size_t)call);
+        clsort_status s = clsort_mpi_sort_keys(ctx, comm, CLSORT_U32, keys, n, NULL);
+        unsetenv("CLSORT_MPI_FAIL_ATTACH");
+        EXPECT(s == CLSORT_SUCCESS, "failed attach, call %d: %s\n%s", call,
+               clsort_status_string(s), clsort_context_last_error(ctx));
+        clsort_mpi_times t;
+        clsort_mpi_last_times(&t);
+        EXPECT(!t.shared, "failed attach, call %d: the exchange was shared", call);
+        int ok = 1;
+        for (size_t i = 1; i < n; i++)
+            ok &= keys[i - 1] <= keys[i];
+        uint32_t edge[2] = {keys[0], keys[n - 1]}, prev_last = 0;
+        /* each rank's first key not below the previous rank's last */
+        MPI_Sendrecv(&edge[1], 1, MPI_UINT32_T, (rank + 1) % nranks, 0, &prev_last, 1,
+                     MPI_UINT32_T, (rank + nranks - 1) % nranks, 0, comm, MPI_STATUS_IGNORE);
+        if (rank > 0)
+            ok &= prev_last <= edge[0];
+        EXPECT(ok, "failed attach, call %d: rank %d's keys out of order", call, rank);
+    }
+    free(keys);
+    MPI_Comm_free(&comm);
+}
+
 /* A sort on a communicator of its own: the world split into even and odd
  * ranks, each half sorting its keys at once, checked within the half
  * against the reference (ranks numbered within the half, keys that differ
@@ -401,7 +443,8 @@ static void run_split_comm(void)
            clsort_context_last_error(ctx));
     clsort_mpi_times t;
     clsort_mpi_last_times(&t);
-    EXPECT(t.shared, "split communicator: the exchange was not shared");
+    EXPECT(t.shared == one_node, "split communicator: the exchange was %s",
+           t.shared ? "shared" : "through MPI");
     MPI_Gatherv(keys, mine, MPI_UINT32_T, out_k, counts, displs, MPI_UINT32_T, 0, half);
     MPI_Gatherv(vals, mine, MPI_UINT32_T, out_v, counts, displs, MPI_UINT32_T, 0, half);
     if (hrank == 0) {
@@ -429,6 +472,13 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    MPI_Comm node;
+    int node_size = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(MPI_IN_PLACE, &node_size, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    one_node = node_size == nranks;
     const char *dev = getenv("CLSORT_TEST_DEVICE");
     clsort_status s = clsort_context_create(&ctx, dev);
     int ok = s == CLSORT_SUCCESS, all_ok = 0;
@@ -502,6 +552,7 @@ int main(int argc, char **argv)
     run_error(MISMATCH_WINDOW, "bit windows differ");
     run_device_failure();
     run_split_comm();
+    run_failed_attach();
     /* still works after the failures */
     run_case(&cases[16], 100);
 
