@@ -64,14 +64,17 @@ int radix_msd_options(const clsort_context *ctx, const radix_shape *s,
                           nt ? (nt + kv - 1) / kv : 0, ctx->tuning.tile_min ? 1 : 0);
 }
 
-/* MSD order only where the top digit makes buckets enough (at least 4 per
- * compute unit were none larger) to keep every compute unit busy */
+/* MSD order only where the top digit makes buckets enough to keep every
+ * compute unit busy: none larger than tuning msd_bound sixteenths of a
+ * compute unit's share (by default a quarter: 4 buckets per unit) */
 size_t radix_msd_max(const clsort_context *ctx, const clsort_radix_job *job,
                      const radix_shape *s)
 {
     if (!s->msd)
         return 0;
-    return job->n / (4 * (size_t)(ctx->facts.compute_units ? ctx->facts.compute_units : 1));
+    const size_t units = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
+    const size_t sixteenths = ctx->tuning.msd_bound ? ctx->tuning.msd_bound : 4;
+    return (size_t)((double)job->n * (double)sixteenths / (16.0 * (double)units));
 }
 
 /* The sample of MSD order (radix_msd.cl, clsort_radix_sample): whether the

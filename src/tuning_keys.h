@@ -112,6 +112,9 @@
 #define CLSORT_TUNING_KEYS_MSD(X)                                                                 \
     X(msd, NUM, 0, 1, none,                                                                       \
       "with os_rank=serial: top digit first, then each bucket in cache (0: LSD only)")            \
+    X(msd_bound, NUM, 0, 1024, none,                                                              \
+      "CPU shape, MSD order: the largest top-digit bucket the plan takes, in sixteenths of a "    \
+      "compute unit's share of the keys (0: 4, a quarter)")                                       \
     X(bucket_local, NUM, 0, 1u << 30, none,                                                       \
       "CPU shape, MSD order: bytes of local memory a bucket's passes may use (0: none, "          \
       "temp B)")                                                                                  \
