@@ -613,7 +613,7 @@ void test_radix_tiled(void)
      * checked: uniform keys take the tiles, the narrow range and 11-bit
      * digits do not. */
     const char *base = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
-                       "plan_wg=64,nt_min=1,tile_min=1,";
+                       "plan_wg=64,nt_min=1,tile_min=1,msd_bound=4,";
     const char *shapes[] = {"radix_bits=8,large_min=0", "radix_bits=8,large_min=0,bucket_split=2048",
                             "radix_bits=11,large_min=0"}; /* 11 bits: no tiles (radix.c) */
     static const data_dist dists[] = {DATA_UNIFORM, DATA_SPECIALS, DATA_SORTED,
@@ -743,8 +743,9 @@ void test_radix_tiled(void)
                  tiled_as_expected(ctx, built ? (units <= 4 ? 1 : 0) : -1, spec,
                                    h ? "two keys and others" : "two keys");
     clsort_context_release(ctx);
-    const char *plain = "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,"
-                        "plan_wg=64,tile_min=0,radix_bits=8,large_min=0";
+#define PLAIN_MSD "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1," \
+                  "plan_wg=64,tile_min=0,radix_bits=8,large_min=0"
+    const char *plain = PLAIN_MSD ",msd_bound=4";
     ctx = ok ? test_context(plain) : NULL;
     if (!ctx)
         return;
@@ -757,6 +758,43 @@ void test_radix_tiled(void)
             ok = ok && msd == want;
         }
     clsort_context_release(ctx);
+    /* The plan's bound itself (msd_bound, sixteenths of a compute unit's
+     * share): 40% of the keys in one top digit, their lower bits random
+     * (not one key), the rest spread. A quarter of a share takes it in MSD
+     * order on no CPU of 1 unit or more; a whole share up to 2 units;
+     * 64 sixteenths up to 10. */
+    static const unsigned bounds[] = {4, 16, 64};
+    for (size_t b = 0; ok && b < sizeof bounds / sizeof bounds[0]; b++) {
+        char bspec[256];
+        snprintf(bspec, sizeof bspec, "%s,msd_bound=%u", PLAIN_MSD, bounds[b]);
+        ctx = test_context(bspec);
+        const size_t n = 1100009;
+        uint32_t *k = ctx ? malloc(n * sizeof *k) : NULL;
+        if (!k) {
+            CHECK(!ctx, "out of memory");
+            if (ctx)
+                clsort_context_release(ctx);
+            return;
+        }
+        data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed("msd_bound", n, bounds[b]));
+        for (size_t i = 0; i < n; i++)
+            if (i % 5 < 2)
+                k[i] = 0x10000000u | (k[i] & 0x00ffffffu);
+        for (int m = 0; ok && m < 2; m++) {
+            sort_case c = make(CLSORT_U32, DATA_UNIFORM, n, m ? CHECK_PAIRS : CHECK_KEYS);
+            c.input = k;
+            ok = sort_and_check(ctx, &c, bspec);
+            /* the bucket of 40% against n * bound / (16 units) */
+            const int msd = clsort_radix_last_msd(ctx),
+                      want = 2u * 16u * cus <= 5u * bounds[b] ? 1 : 0;
+            CHECK(!ok || msd == want, "%s, 40%% in one top digit on %u units: MSD order %s (%d)",
+                  bspec, cus, want ? "not taken" : "taken", msd);
+            ok = ok && msd == want;
+        }
+        free(k);
+        clsort_context_release(ctx);
+    }
+#undef PLAIN_MSD
 }
 
 void test_radix_persistent(void)
