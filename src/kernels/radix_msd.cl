@@ -835,6 +835,42 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
         one &= o[e] == a[e] || o[e] == 0;
     return one;
 }
+/* Buckets from this many keys first check whether they are one key */
+#define IN_ONE_KEY_MIN 4096u
+/* Whether every key of the bucket (A[lo, hi), or, tiled, the tiles' runs
+ * tab, tiles, d) has the bits of its first: blocks of 256 keys compared
+ * without a branch (they vectorise), the read stopping at the first block
+ * that differs, so a bucket of several keys costs a block or two. */
+inline bool clsort_in_one_key(const global KEY_T *ka, idx_t lo, idx_t hi, bool tiled,
+                              const global uint *tab, uint tiles, uint d, idx_t n)
+{
+    const uint runs = tiled ? tiles : 1u;
+    bool have = false;
+    KEY_T first = 0;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0 = lo, r1 = hi;
+#if TILED_OK
+        if (tiled)
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+#endif
+        if (r1 <= r0)
+            continue;
+        if (!have) {
+            first = ka[r0];
+            have = true;
+        }
+        for (ulong b0 = r0; b0 < r1; b0 += 256) {
+            const ulong b1 = min(b0 + 256, r1);
+            KEY_T diff = 0;
+            for (ulong i = b0; i < b1; i++)
+                diff |= ka[i] ^ first;
+            if (diff)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
  * bucket by the bits below that digit, alone and in LSD order: one read
@@ -875,6 +911,22 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const global uint *tab = 0;
     const uint tiles = 1;
 #endif
+    /* one key (few distinct values): a copy, A -> U, without the count */
+    if (hi - lo >= IN_ONE_KEY_MIN && clsort_in_one_key(ka, lo, hi, tiled, tab, tiles, d, n)) {
+#if TILED_OK
+        if (tiled) {
+            clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
+            return;
+        }
+#endif
+        for (idx_t i = lo; i < hi; i++) {
+            ku[i] = ka[i];
+#if HAVE_VALUES
+            vu[i] = va[i];
+#endif
+        }
+        return;
+    }
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
     /* float keys: a bucket of one sign, where the top digit holds the sign
      * bit and is not the NaNs' (IN_DIGIT), takes its digits from the keys'
