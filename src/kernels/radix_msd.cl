@@ -493,7 +493,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
         /* 2: some bucket past the plan's bound, its samples all one key;
          * but none past TILE_ONE_KEY_MAX times the bound: one work-item
-         * reads such a bucket twice (its count, its copy), which must not
+         * reads such a bucket twice (its check, its copy), which must not
          * take longer than the LSD passes of every work-item would */
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
             go = (ulong)most_all * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns ? 2 : 0;
