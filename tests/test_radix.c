@@ -509,25 +509,23 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
     return ok;
 }
 
-/* radix_tiled's few distinct values: two keys, whose top digits differ,
- * and `hidden` others of the first one's top digit where the sample
- * (keys[i n / 4096], clsort_radix_sample) does not read: the sample finds
- * each bucket one key (the plan then takes the tiles past its bound), the
- * bucket phase finds the others. Sorted as keys or as pairs whose values
- * are the indices, against the stable order. */
-static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, size_t hidden,
-                             bool pairs)
+/* Few distinct keys: each key one of keys[0..nk) (the first half of them
+ * keys[0], the rest spread over the others), then `hidden` keys of the
+ * top digit 0x12 that the sample (keys[i n / 4096]) does not see, sorted by
+ * bits [0, end_bit), ascending or not, as keys or pairs, and checked. */
+static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const uint32_t *keys,
+                       unsigned nk, size_t hidden, bool pairs, unsigned end_bit, int descending)
 {
     uint32_t *k = malloc(n * sizeof *k), *val = malloc(n * sizeof *val),
              *k0 = malloc(n * sizeof *k0);
     size_t *perm = malloc(n * sizeof *perm);
     bool ok = k && val && k0 && perm;
     CHECK(ok, "out of memory");
-    uint64_t x = test_seed("tiled_few", n, hidden * 2u + (unsigned)pairs);
+    uint64_t x = test_seed("tiled_few", n, (unsigned)(hidden * 2u + pairs) ^ nk << 8);
 #define FEW_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull)
     for (size_t i = 0; ok && i < n; i++) {
         FEW_NEXT();
-        k[i] = (x >> 40) & 1u ? 0x9abcdef0u : 0x12345678u;
+        k[i] = (x >> 40) & 1u ? keys[0] : keys[1 + (x >> 41) % (nk - 1)];
         val[i] = (uint32_t)i;
     }
     for (size_t h = 0; ok && h < hidden;) {
@@ -541,18 +539,28 @@ static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, si
 #undef FEW_NEXT
     if (ok) {
         memcpy(k0, k, n * sizeof *k);
-        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, NULL)
-                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, NULL);
+        clsort_options opt = {.end_bit = end_bit, .descending = descending};
+        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, &opt)
+                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, &opt);
         ok = st == CLSORT_SUCCESS;
         CHECK(ok, "%s, n=%zu, %zu hidden: %s\n%s", spec, n, hidden, clsort_status_string(st),
               clsort_context_last_error(ctx));
     }
-    ok = ok && tiled_check(spec, "tiled, few values", k0, k, val, perm, n, 32, 0, pairs);
+    ok = ok && tiled_check(spec, "tiled, few values", k0, k, val, perm, n, end_bit ? end_bit : 32,
+                           descending, pairs);
     free(k);
     free(val);
     free(k0);
     free(perm);
     return ok;
+}
+
+/* Two distinct keys, half the keys each, then `hidden` others. */
+static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, size_t hidden,
+                             bool pairs)
+{
+    static const uint32_t two[] = {0x9abcdef0u, 0x12345678u};
+    return tiled_keys(ctx, spec, n, two, 2, hidden, pairs, 0, 0);
 }
 
 /* The compute units of radix_tiled's device where it must take the tiles
@@ -742,6 +750,24 @@ void test_radix_tiled(void)
             ok = tiled_few_values(ctx, spec, 200003, h ? 100 : 0, m == 1) &&
                  tiled_as_expected(ctx, built ? (units <= 4 ? 1 : 0) : -1, spec,
                                    h ? "two keys and others" : "two keys");
+    /* Two keys in one top digit (0x12), half the keys, and a third in
+     * another: the bucket of two keys split in one pass, the first in the
+     * sort's order first (ascending and descending); with hidden others
+     * sorted by its count; and with bits [0, 24), where the two keys
+     * (0x12... and 0x9a... alike below bit 24) are one key to the sort and
+     * keep their order. Taken up to 2 compute units (a bucket of 3 n / 4
+     * within 2 n / units). */
+    static const uint32_t shared[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
+    static const uint32_t alike[] = {0x12345678u, 0x9a345678u, 0x40abcdefu};
+    for (size_t h = 0; ok && h < 2; h++)
+        for (int m = 0; ok && m < 4; m++) {
+            ok = tiled_keys(ctx, spec, 200003, shared, 3, h ? 100 : 0, m & 1, 0, m >> 1);
+            ok = ok && tiled_as_expected(ctx, built ? (units <= 2 ? 1 : 0) : -1, spec,
+                                         h ? "two keys in a digit and others"
+                                           : "two keys in a digit");
+        }
+    for (int m = 0; ok && m < 2; m++)
+        ok = tiled_keys(ctx, spec, 200003, alike, 3, 0, m == 1, 24, 0);
     clsort_context_release(ctx);
 #define PLAIN_MSD "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1," \
                   "plan_wg=64,tile_min=0,radix_bits=8,large_min=0"

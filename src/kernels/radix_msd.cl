@@ -446,9 +446,9 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
         const uint flip = descending ? mask : 0u;
         uint h[RADIX];
-        /* per digit, the sampled key first seen (as the sort orders it) and
-         * whether another was */
-        KEY_T first[RADIX];
+        /* per digit, the sampled keys first and second seen (as the sort
+         * orders them), and how many others: 0 one key, 1 two, 2 more */
+        KEY_T first[RADIX], second[RADIX];
         uchar other[RADIX];
         for (uint d = 0; d < RADIX; d++) {
             h[d] = 0;
@@ -462,27 +462,31 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             clsort_note_bits(k, &any, &anyc);
             const uint d = DIGIT_OF(k, shift, mask, flip);
             const KEY_T img = clsort_order_key(k, begin_bit, end_bit, descending);
-            if (h[d]++ == 0)
+            if (h[d]++ == 0) {
                 first[d] = img;
-            else
-                other[d] |= img != first[d];
+            } else if (img != first[d]) {
+                if (other[d] == 0)
+                    second[d] = img;
+                other[d] = other[d] == 0 ? 1 : img != second[d] ? 2 : other[d];
+            }
             if (i)
                 fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
             prev = k;
         }
         /* Few distinct values (at most TILE_MIXED_MAX digits whose samples
-         * differ): a bucket whose samples are one key is taken to be that
-         * key alone, which the bucket phase copies at once, whatever its
-         * size; should it hold others after all, it is sorted all the same,
-         * by one work-item. Elsewhere (Zipf's rare values share the common
-         * ones' buckets) the bound holds for every bucket. */
+         * differ): a bucket whose samples are one key, or two, is taken to
+         * be those keys alone, which the bucket phase copies or splits in
+         * one pass (clsort_in_few_keys); should it hold others after all,
+         * it is sorted all the same, by one work-item.
+         * Elsewhere (Zipf's rare values share the common ones' buckets) the
+         * bound holds for every bucket. */
         uint most = 0, most_all = 0, mixed = 0;
         for (uint d = 0; d < RADIX; d++) {
             most_all = max(most_all, h[d]);
-            mixed += other[d];
+            mixed += other[d] != 0;
         }
         for (uint d = 0; d < RADIX; d++)
-            if (other[d] || mixed > TILE_MIXED_MAX)
+            if (other[d] > 1 || mixed > TILE_MIXED_MAX)
                 most = max(most, h[d]);
         /* and three passes or more whose digits vary in the sample, as
          * the plan's MSD order needs */
@@ -491,10 +495,11 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
-        /* 2: some bucket past the plan's bound, its samples all one key;
-         * but none past TILE_ONE_KEY_MAX times the bound: one work-item
-         * reads such a bucket twice (its check, its copy), which must not
-         * take longer than the LSD passes of every work-item would */
+        /* 2: some bucket past the plan's bound, its samples one or two
+         * keys; but none past TILE_ONE_KEY_MAX times the bound: one
+         * work-item reads such a bucket two or three times (its checks, its
+         * copy), which must not take longer than the LSD passes of every
+         * work-item would */
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
             go = (ulong)most_all * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns ? 2 : 0;
         /* samples in order or in reverse order: the upfront count instead,
@@ -835,18 +840,20 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
         one &= o[e] == a[e] || o[e] == 0;
     return one;
 }
-/* Buckets from this many keys first check whether they are one key */
+/* Buckets from this many keys first check whether they are one key or two */
 #define IN_ONE_KEY_MIN 4096u
-/* Whether every key of the bucket (A[lo, hi), or, tiled, the tiles' runs
- * tab, tiles, d) has the bits of its first: blocks of 256 keys compared
- * without a branch (they vectorise), the read stopping at the first block
- * that differs, so a bucket of several keys costs a block or two. */
-inline bool clsort_in_one_key(const global KEY_T *ka, idx_t lo, idx_t hi, bool tiled,
-                              const global uint *tab, uint tiles, uint d, idx_t n)
+/* How many keys the bucket (A[lo, hi), or, tiled, the tiles' runs tab,
+ * tiles, d) holds, in its bits: 1, 2 (k0 its first key, k1 the first
+ * unlike it, *c0 the keys like k0), or 0 for more. One read in blocks of 256
+ * keys compared without a branch (they vectorise), stopping at the first
+ * block with a third key: a bucket of many keys costs a block. */
+inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool tiled,
+                               const global uint *tab, uint tiles, uint d, idx_t n, KEY_T *k0,
+                               KEY_T *k1, ulong *c0)
 {
     const uint runs = tiled ? tiles : 1u;
-    bool have = false;
-    KEY_T first = 0;
+    uint have = 0; /* keys known: 0, 1 (k0) or 2 (k0, k1) */
+    ulong like0 = 0;
     for (uint t = 0; t < runs; t++) {
         ulong r0 = lo, r1 = hi;
 #if TILED_OK
@@ -855,20 +862,68 @@ inline bool clsort_in_one_key(const global KEY_T *ka, idx_t lo, idx_t hi, bool t
 #endif
         if (r1 <= r0)
             continue;
-        if (!have) {
-            first = ka[r0];
-            have = true;
+        if (have == 0) {
+            *k0 = ka[r0];
+            have = 1;
         }
         for (ulong b0 = r0; b0 < r1; b0 += 256) {
             const ulong b1 = min(b0 + 256, r1);
-            KEY_T diff = 0;
-            for (ulong i = b0; i < b1; i++)
-                diff |= ka[i] ^ first;
-            if (diff)
-                return false;
+            if (have == 1) {
+                KEY_T diff = 0;
+                for (ulong i = b0; i < b1; i++)
+                    diff |= ka[i] ^ *k0;
+                if (!diff) {
+                    like0 += b1 - b0;
+                    continue;
+                }
+                for (ulong i = b0; have == 1; i++)
+                    if (ka[i] != *k0) {
+                        *k1 = ka[i];
+                        have = 2;
+                    }
+            }
+            uint third = 0, same = 0;
+            for (ulong i = b0; i < b1; i++) {
+                const KEY_T k = ka[i];
+                third |= (k != *k0) & (k != *k1);
+                same += k == *k0;
+            }
+            if (third)
+                return 0;
+            like0 += same;
         }
     }
-    return true;
+    *c0 = like0;
+    return have;
+}
+
+/* The two keys' elements, k0's then k1's (first = k0) or the other way,
+ * each in their order, A -> U from lo: one read. */
+inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
+                                const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
+                                bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
+                                KEY_T first, ulong first_count)
+{
+    ulong p0 = lo, p1 = lo + first_count;
+    const uint runs = tiled ? tiles : 1u;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0 = lo, r1 = hi;
+#if TILED_OK
+        if (tiled)
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+#endif
+        for (ulong i = r0; i < r1; i++) {
+            const KEY_T k = ka[i];
+            const bool f = k == first;
+            const ulong at = f ? p0 : p1;
+            ku[at] = k;
+#if HAVE_VALUES
+            vu[at] = va[i];
+#endif
+            p0 += f;
+            p1 += !f;
+        }
+    }
 }
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
@@ -911,21 +966,37 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const global uint *tab = 0;
     const uint tiles = 1;
 #endif
-    /* one key (few distinct values): a copy, A -> U, without the count */
-    if (hi - lo >= IN_ONE_KEY_MIN && clsort_in_one_key(ka, lo, hi, tiled, tab, tiles, d, n)) {
+    /* one key or two (few distinct values): a copy, or a split in one pass
+     * with the key the sort puts first first, A -> U, without the count
+     * (two keys unlike in their bits but alike in the sort's order keep
+     * their order: then the count's route below) */
+    if (hi - lo >= IN_ONE_KEY_MIN) {
+        KEY_T k0 = 0, k1 = 0;
+        ulong c0 = 0;
+        const uint few = clsort_in_few_keys(ka, lo, hi, tiled, tab, tiles, d, n, &k0, &k1, &c0);
+        const KEY_T o0 = clsort_order_key(k0, begin_bit, end_bit, descending),
+                    o1 = clsort_order_key(k1, begin_bit, end_bit, descending);
+        if (few == 1) {
 #if TILED_OK
-        if (tiled) {
-            clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
+            if (tiled) {
+                clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
+                return;
+            }
+#endif
+            for (idx_t i = lo; i < hi; i++) {
+                ku[i] = ka[i];
+#if HAVE_VALUES
+                vu[i] = va[i];
+#endif
+            }
             return;
         }
-#endif
-        for (idx_t i = lo; i < hi; i++) {
-            ku[i] = ka[i];
-#if HAVE_VALUES
-            vu[i] = va[i];
-#endif
+        if (few == 2 && o0 != o1) {
+            const bool k0_first = o0 < o1;
+            clsort_in_split_two(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n,
+                                k0_first ? k0 : k1, k0_first ? c0 : hi - lo - c0);
+            return;
         }
-        return;
     }
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
     /* float keys: a bucket of one sign, where the top digit holds the sign
