@@ -806,6 +806,18 @@ inline void clsort_in_scatter_first(const global KEY_T *ka, local KEY_T *dk,
 }
 #endif
 
+/* Run t of a bucket: tiled, the tiles' run of digit d; else [lo, hi). */
+inline void clsort_in_run(bool tiled, const global uint *tab, uint t, uint d, idx_t n, idx_t lo,
+                          idx_t hi, ulong *r0, ulong *r1)
+{
+    *r0 = lo;
+    *r1 = hi;
+#if TILED_OK
+    if (tiled)
+        clsort_in_tile_run(tab, t, d, n, r0, r1);
+#endif
+}
+
 /* a bucket whose top varying digit takes at most this many values may be
  * a few keys, one to each value (clsort_radix_buckets) */
 #define IN_FEW 16
@@ -823,11 +835,8 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
     }
     const uint runs = tiled ? tiles : 1u;
     for (uint t = 0; t < runs; t++) {
-        ulong r0 = lo, r1 = hi;
-#if TILED_OK
-        if (tiled)
-            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
-#endif
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T k = ka[i];
             const uint e = IN_DIGIT(k, g);
@@ -855,11 +864,8 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
     uint have = 0; /* keys known: 0, 1 (k0) or 2 (k0, k1) */
     ulong like0 = 0;
     for (uint t = 0; t < runs; t++) {
-        ulong r0 = lo, r1 = hi;
-#if TILED_OK
-        if (tiled)
-            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
-#endif
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
         if (r1 <= r0)
             continue;
         if (have == 0) {
@@ -897,6 +903,25 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
     return have;
 }
 
+/* The bucket as it is (one key), A -> U: from the tiles' runs, or a copy. */
+inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const global VAL_T *va,
+                           global VAL_T *vu, idx_t lo, idx_t hi, bool tiled,
+                           const global uint *tab, uint tiles, uint d, idx_t n)
+{
+#if TILED_OK
+    if (tiled) {
+        clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
+        return;
+    }
+#endif
+    for (idx_t i = lo; i < hi; i++) {
+        ku[i] = ka[i];
+#if HAVE_VALUES
+        vu[i] = va[i];
+#endif
+    }
+}
+
 /* The two keys' elements, k0's then k1's (first = k0) or the other way,
  * each in their order, A -> U from lo: one read. */
 inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
@@ -907,11 +932,8 @@ inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
     ulong p0 = lo, p1 = lo + first_count;
     const uint runs = tiled ? tiles : 1u;
     for (uint t = 0; t < runs; t++) {
-        ulong r0 = lo, r1 = hi;
-#if TILED_OK
-        if (tiled)
-            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
-#endif
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T k = ka[i];
             const bool f = k == first;
@@ -977,18 +999,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         const KEY_T o0 = clsort_order_key(k0, begin_bit, end_bit, descending),
                     o1 = clsort_order_key(k1, begin_bit, end_bit, descending);
         if (few == 1) {
-#if TILED_OK
-            if (tiled) {
-                clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
-                return;
-            }
-#endif
-            for (idx_t i = lo; i < hi; i++) {
-                ku[i] = ka[i];
-#if HAVE_VALUES
-                vu[i] = va[i];
-#endif
-            }
+            clsort_in_copy(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n);
             return;
         }
         if (few == 2 && o0 != o1) {
@@ -1075,18 +1086,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
             pass_of[0] = pass_of[k - 1], k = 1;
     }
     if (k == 0) { /* every key of the bucket is the same: A -> U */
-#if TILED_OK
-        if (tiled) {
-            clsort_in_gather(ka, ku, va, vu, tab, tiles, d, n, lo);
-            return;
-        }
-#endif
-        for (idx_t i = lo; i < hi; i++) {
-            ku[i] = ka[i];
-#if HAVE_VALUES
-            vu[i] = va[i];
-#endif
-        }
+        clsort_in_copy(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n);
         return;
     }
     /* The passes never write A: the bucket's lines there are read once and
