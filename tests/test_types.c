@@ -1,4 +1,6 @@
 /* test_types.c - every key type, the float order, every value size. */
+#include <stdlib.h>
+
 #include "sortcheck.h"
 
 static const clsort_type all_types[] = {CLSORT_U8,  CLSORT_U16, CLSORT_U32, CLSORT_U64,
@@ -95,6 +97,39 @@ void test_float_order(void)
             c.seed = 17 + (uint64_t)t * 2 + (uint64_t)desc;
             sort_and_check(ctx, &c, "float specials");
         }
+    /* Floats whose images share their top digit, [0.5, 1), (-1, -0.5] and
+     * [1, 2) (on CPUs, MSD order by a lower digit, whose top bit is no
+     * sign), both widths, both directions, keys and pairs */
+    static const uint64_t tops32[] = {0x3f000000u, 0xbf000000u, 0x3f800000u};
+    static const uint64_t tops64[] = {0x3fe0000000000000ull, 0xbfe0000000000000ull,
+                                      0x3ff0000000000000ull};
+    static const size_t range_n[] = {65537, 300007};
+    uint64_t *keys = malloc(300007 * sizeof *keys);
+    CHECK(keys != NULL, "out of memory");
+    bool ok = keys != NULL;
+    for (int t = 0; ok && t < 2; t++)
+        for (int r = 0; ok && r < 3; r++)
+            for (int i = 0; ok && i < 4; i++) {
+                const size_t n = range_n[i % 2];
+                uint64_t x = test_seed("float ranges", n, (unsigned)(t * 8 + r * 2 + i / 2));
+                for (size_t j = 0; j < n; j++) {
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+                    if (t)
+                        keys[j] = tops64[r] | (x >> 12);
+                    else
+                        ((uint32_t *)keys)[j] = (uint32_t)(tops32[r] | (x >> 41));
+                }
+                sort_case c;
+                memset(&c, 0, sizeof c);
+                c.type = t ? CLSORT_F64 : CLSORT_F32;
+                c.n = n;
+                c.mode = (r + i) % 2 ? CHECK_PAIRS : CHECK_KEYS;
+                c.value_size = 4;
+                c.opt.descending = i / 2;
+                c.input = keys;
+                ok = sort_and_check(ctx, &c, "floats of one top digit");
+            }
+    free(keys);
     clsort_context_release(ctx);
 }
 

@@ -1012,11 +1012,14 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
     /* float keys: a bucket of one sign, where the top digit holds the sign
      * bit and is not the NaNs' (IN_DIGIT), takes its digits from the keys'
-     * bits: 1 a positive bucket, 2 a negative one; else 0, the images */
+     * bits: 1 a positive bucket, 2 a negative one; else 0, the images (also
+     * where the top digit is a lower one, the digits above it constant:
+     * its top bit is then no sign) */
     uint nr = 0;
 #if CLSORT_KEY_KIND == 2
-    if (end_bit == KEY_BITS) {
-        const uint top_mask = clsort_pass_mask(begin_bit, end_bit, top);
+    const uint top_mask = clsort_pass_mask(begin_bit, end_bit, top);
+    if (end_bit == KEY_BITS &&
+        clsort_pass_shift(begin_bit, top) + popcount(top_mask) == KEY_BITS) {
         const uint image_top = descending ? d ^ top_mask : d;
         if (image_top != top_mask)
             nr = (image_top >> (popcount(top_mask) - 1u)) & 1u ? 1u : 2u;
