@@ -852,12 +852,15 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
 /* Buckets from this many keys first check whether they are one key or two */
 #define IN_ONE_KEY_MIN 4096u
 /* How many keys the bucket (A[lo, hi), or, tiled, the tiles' runs tab,
- * tiles, d) holds, in its bits: 1, 2 (k0 its first key, k1 the first
- * unlike it, *c0 the keys like k0), or 0 for more. One read in blocks of 256
- * keys compared without a branch (they vectorise), stopping at the first
- * block with a third key: a bucket of many keys costs a block. */
+ * tiles, d) holds as the sort orders them (clsort_order_key: keys alike in
+ * the bit window, -0.0 and +0.0, NaNs, are one key): 1, 2 (k0 the first's
+ * order key, k1 the first unlike it, *c0 the keys like k0), or 0 for more.
+ * One read in blocks of 256 keys compared without a branch, stopping at the
+ * first block with a third key: a bucket of many keys costs a block. */
+#define IN_ORDER(k) clsort_order_key(k, begin_bit, end_bit, descending)
 inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool tiled,
-                               const global uint *tab, uint tiles, uint d, idx_t n, KEY_T *k0,
+                               const global uint *tab, uint tiles, uint d, idx_t n,
+                               uint begin_bit, uint end_bit, uint descending, KEY_T *k0,
                                KEY_T *k1, ulong *c0)
 {
     const uint runs = tiled ? tiles : 1u;
@@ -869,7 +872,7 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
         if (r1 <= r0)
             continue;
         if (have == 0) {
-            *k0 = ka[r0];
+            *k0 = IN_ORDER(ka[r0]);
             have = 1;
         }
         for (ulong b0 = r0; b0 < r1; b0 += 256) {
@@ -877,20 +880,20 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
             if (have == 1) {
                 KEY_T diff = 0;
                 for (ulong i = b0; i < b1; i++)
-                    diff |= ka[i] ^ *k0;
+                    diff |= IN_ORDER(ka[i]) ^ *k0;
                 if (!diff) {
                     like0 += b1 - b0;
                     continue;
                 }
                 for (ulong i = b0; have == 1; i++)
-                    if (ka[i] != *k0) {
-                        *k1 = ka[i];
+                    if (IN_ORDER(ka[i]) != *k0) {
+                        *k1 = IN_ORDER(ka[i]);
                         have = 2;
                     }
             }
             uint third = 0, same = 0;
             for (ulong i = b0; i < b1; i++) {
-                const KEY_T k = ka[i];
+                const KEY_T k = IN_ORDER(ka[i]);
                 third |= (k != *k0) & (k != *k1);
                 same += k == *k0;
             }
@@ -922,12 +925,13 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
     }
 }
 
-/* The two keys' elements, k0's then k1's (first = k0) or the other way,
- * each in their order, A -> U from lo: one read. */
+/* The two keys' elements, those whose order key is first's, then the
+ * others, each in their order, A -> U from lo: one read. */
 inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
                                 const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
                                 bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
-                                KEY_T first, ulong first_count)
+                                uint begin_bit, uint end_bit, uint descending, KEY_T first,
+                                ulong first_count)
 {
     ulong p0 = lo, p1 = lo + first_count;
     const uint runs = tiled ? tiles : 1u;
@@ -936,7 +940,7 @@ inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
         clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T k = ka[i];
-            const bool f = k == first;
+            const bool f = IN_ORDER(k) == first;
             const ulong at = f ? p0 : p1;
             ku[at] = k;
 #if HAVE_VALUES
@@ -947,6 +951,7 @@ inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
         }
     }
 }
+#undef IN_ORDER
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
@@ -988,24 +993,23 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const global uint *tab = 0;
     const uint tiles = 1;
 #endif
-    /* one key or two (few distinct values): a copy, or a split in one pass
-     * with the key the sort puts first first, A -> U, without the count
-     * (two keys unlike in their bits but alike in the sort's order keep
-     * their order: then the count's route below) */
+    /* one key or two in the sort's order (few distinct values): a copy, or
+     * a split in one pass with the key the sort puts first first, A -> U,
+     * without the count */
     if (hi - lo >= IN_ONE_KEY_MIN) {
-        KEY_T k0 = 0, k1 = 0;
+        KEY_T o0 = 0, o1 = 0;
         ulong c0 = 0;
-        const uint few = clsort_in_few_keys(ka, lo, hi, tiled, tab, tiles, d, n, &k0, &k1, &c0);
-        const KEY_T o0 = clsort_order_key(k0, begin_bit, end_bit, descending),
-                    o1 = clsort_order_key(k1, begin_bit, end_bit, descending);
+        const uint few = clsort_in_few_keys(ka, lo, hi, tiled, tab, tiles, d, n, begin_bit,
+                                            end_bit, descending, &o0, &o1, &c0);
         if (few == 1) {
             clsort_in_copy(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n);
             return;
         }
-        if (few == 2 && o0 != o1) {
-            const bool k0_first = o0 < o1;
-            clsort_in_split_two(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n,
-                                k0_first ? k0 : k1, k0_first ? c0 : hi - lo - c0);
+        if (few == 2) {
+            const bool o0_first = o0 < o1;
+            clsort_in_split_two(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n, begin_bit,
+                                end_bit, descending, o0_first ? o0 : o1,
+                                o0_first ? c0 : hi - lo - c0);
             return;
         }
     }
