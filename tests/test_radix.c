@@ -510,11 +510,13 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
 }
 
 /* Few distinct keys: each key one of keys[0..nk) (the first half of them
- * keys[0], the rest spread over the others), then `hidden` keys of the
- * top digit 0x12 that the sample (keys[i n / 4096]) does not see, sorted by
- * bits [0, end_bit), ascending or not, as keys or pairs, and checked. */
+ * keys[0], the rest spread over the others; the first `lead` keys[0]
+ * alone), then `hidden` keys of the top digit 0x12 that the sample
+ * (keys[i n / 4096]) does not see, sorted by bits [0, end_bit), ascending
+ * or not, as keys or pairs, and checked. */
 static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const uint32_t *keys,
-                       unsigned nk, size_t hidden, bool pairs, unsigned end_bit, int descending)
+                       unsigned nk, size_t hidden, bool pairs, unsigned end_bit, int descending,
+                       size_t lead)
 {
     uint32_t *k = malloc(n * sizeof *k), *val = malloc(n * sizeof *val),
              *k0 = malloc(n * sizeof *k0);
@@ -525,7 +527,7 @@ static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const ui
 #define FEW_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull)
     for (size_t i = 0; ok && i < n; i++) {
         FEW_NEXT();
-        k[i] = (x >> 40) & 1u ? keys[0] : keys[1 + (x >> 41) % (nk - 1)];
+        k[i] = (x >> 40) & 1u || i < lead ? keys[0] : keys[1 + (x >> 41) % (nk - 1)];
         val[i] = (uint32_t)i;
     }
     for (size_t h = 0; ok && h < hidden;) {
@@ -560,7 +562,7 @@ static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, si
                              bool pairs)
 {
     static const uint32_t two[] = {0x9abcdef0u, 0x12345678u};
-    return tiled_keys(ctx, spec, n, two, 2, hidden, pairs, 0, 0);
+    return tiled_keys(ctx, spec, n, two, 2, hidden, pairs, 0, 0, 0);
 }
 
 /* The compute units of radix_tiled's device where it must take the tiles
@@ -755,19 +757,21 @@ void test_radix_tiled(void)
      * sort's order first (ascending and descending); with hidden others
      * sorted by its count; and with bits [0, 24), where the two keys
      * (0x12... and 0x9a... alike below bit 24) are one key to the sort and
-     * keep their order. Taken up to 2 compute units (a bucket of 3 n / 4
-     * within 2 n / units). */
+     * keep their order; and with the first third of the keys the first key
+     * alone, so that the second appears blocks (tiles) later. Taken up to 2
+     * compute units (a bucket of 3 n / 4 within 2 n / units). */
     static const uint32_t shared[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
     static const uint32_t alike[] = {0x12345678u, 0x9a345678u, 0x40abcdefu};
     for (size_t h = 0; ok && h < 2; h++)
         for (int m = 0; ok && m < 4; m++) {
-            ok = tiled_keys(ctx, spec, 200003, shared, 3, h ? 100 : 0, m & 1, 0, m >> 1);
+            ok = tiled_keys(ctx, spec, 200003, shared, 3, h ? 100 : 0, m & 1, 0, m >> 1, 0);
             ok = ok && tiled_as_expected(ctx, built ? (units <= 2 ? 1 : 0) : -1, spec,
                                          h ? "two keys in a digit and others"
                                            : "two keys in a digit");
         }
     for (int m = 0; ok && m < 2; m++)
-        ok = tiled_keys(ctx, spec, 200003, alike, 3, 0, m == 1, 24, 0);
+        ok = tiled_keys(ctx, spec, 200003, alike, 3, 0, m == 1, 24, 0, 0) &&
+             tiled_keys(ctx, spec, 200003, shared, 3, 0, m == 1, 0, m, 200003 / 3);
     clsort_context_release(ctx);
 #define PLAIN_MSD "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1," \
                   "plan_wg=64,tile_min=0,radix_bits=8,large_min=0"
