@@ -773,6 +773,15 @@ void test_radix_tiled(void)
         ok = tiled_keys(ctx, spec, 200003, alike, 3, 0, m == 1, 24, 0, 0) &&
              tiled_keys(ctx, spec, 200003, shared, 3, 0, m == 1, 0, m, 200003 / 3);
     clsort_context_release(ctx);
+    /* the same two keys where the bound takes every bucket (msd_bound
+     * 1024: up to 64 compute units), so that the split runs on larger
+     * CPUs too */
+    snprintf(spec, sizeof spec, "%sradix_bits=8,large_min=0,msd_bound=1024", base);
+    ctx = ok ? test_context(spec) : NULL;
+    for (int m = 0; ctx && ok && m < 4; m++)
+        ok = tiled_keys(ctx, spec, 200003, shared, 3, 0, m & 1, 0, m >> 1, m == 3 ? 200003 / 3 : 0);
+    if (ctx)
+        clsort_context_release(ctx);
 #define PLAIN_MSD "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1," \
                   "plan_wg=64,tile_min=0,radix_bits=8,large_min=0"
     const char *plain = PLAIN_MSD ",msd_bound=4";
