@@ -454,6 +454,34 @@ static bool tiled_check(const char *spec, const char *what, const uint32_t *k0, 
     return ok && bad == n;
 }
 
+/* Sorts k (n keys, values val where pairs) by bits [0, end_bit), its input
+ * kept in k0, checks the result against the stable order (tiled_check) and
+ * frees the four arrays; ok false: they were not all allocated. */
+static bool tiled_sort_check(clsort_context *ctx, const char *spec, const char *what, bool ok,
+                             uint32_t *k, uint32_t *k0, uint32_t *val, size_t *perm, size_t n,
+                             unsigned end_bit, int descending, bool pairs)
+{
+    if (ok) {
+        memcpy(k0, k, n * sizeof *k);
+        clsort_options o;
+        memset(&o, 0, sizeof o);
+        o.descending = descending;
+        o.end_bit = end_bit;
+        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, &o)
+                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, &o);
+        ok = st == CLSORT_SUCCESS;
+        CHECK(ok, "%s, %s, n=%zu: %s\n%s", spec, what, n, clsort_status_string(st),
+              clsort_context_last_error(ctx));
+    }
+    ok = ok && tiled_check(spec, what, k0, k, val, perm, n, end_bit ? end_bit : 32, descending,
+                           pairs);
+    free(k);
+    free(val);
+    free(k0);
+    free(perm);
+    return ok;
+}
+
 /* radix_tiled's keys built to defeat the tile pass's sample: the sample's
  * keys, keys[i n / 4096] (clsort_radix_sample), are random, every other key
  * takes one of `tops` values of the top digit (bits from top_shift up) with
@@ -482,7 +510,6 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
             x = x * 6364136223846793005ull + 1442695040888963407ull;
             k[(uint64_t)i * n / 4096] = (uint32_t)(x >> 32);
         }
-        memcpy(k0, k, n * sizeof *k);
         static size_t count[256];
         memset(count, 0, sizeof count);
         *most = 0;
@@ -490,23 +517,9 @@ static bool tiled_against_sample(clsort_context *ctx, const char *spec, size_t n
             const size_t c = ++count[(k[i] >> (end_bit - 8)) & 255u];
             *most = c > *most ? c : *most;
         }
-        clsort_options o;
-        memset(&o, 0, sizeof o);
-        o.descending = descending;
-        o.end_bit = end_bit;
-        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, &o)
-                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, &o);
-        ok = st == CLSORT_SUCCESS;
-        CHECK(ok, "%s, n=%zu, %u top digits: %s\n%s", spec, n, tops, clsort_status_string(st),
-              clsort_context_last_error(ctx));
     }
-    ok = ok && tiled_check(spec, "tiled against the sample", k0, k, val, perm, n, end_bit,
-                           descending, pairs);
-    free(k);
-    free(val);
-    free(k0);
-    free(perm);
-    return ok;
+    return tiled_sort_check(ctx, spec, "tiled against the sample", ok, k, k0, val, perm, n,
+                            end_bit, descending, pairs);
 }
 
 /* Few distinct keys: each key one of keys[0..nk) (the first half of them
@@ -539,22 +552,8 @@ static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const ui
         h++;
     }
 #undef FEW_NEXT
-    if (ok) {
-        memcpy(k0, k, n * sizeof *k);
-        clsort_options opt = {.end_bit = end_bit, .descending = descending};
-        clsort_status st = pairs ? clsort_sort_pairs(ctx, CLSORT_U32, k, val, sizeof *val, n, &opt)
-                                 : clsort_sort_keys(ctx, CLSORT_U32, k, n, &opt);
-        ok = st == CLSORT_SUCCESS;
-        CHECK(ok, "%s, n=%zu, %zu hidden: %s\n%s", spec, n, hidden, clsort_status_string(st),
-              clsort_context_last_error(ctx));
-    }
-    ok = ok && tiled_check(spec, "tiled, few values", k0, k, val, perm, n, end_bit ? end_bit : 32,
-                           descending, pairs);
-    free(k);
-    free(val);
-    free(k0);
-    free(perm);
-    return ok;
+    return tiled_sort_check(ctx, spec, "tiled, few values", ok, k, k0, val, perm, n, end_bit,
+                            descending, pairs);
 }
 
 /* Two distinct keys, half the keys each, then `hidden` others. */
