@@ -415,6 +415,21 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
                                     cl_uint num_events_in_wait_list,
                                     const cl_event *event_wait_list, cl_event *event);
 
+/* Copies bytes between host memory and a buffer of the context's
+ * cl_context (offset in bytes) the way the host-array sorts move their
+ * arrays: on a discrete device through the context's pinned chunks, copied
+ * by several host threads while the device reads or writes the chunks
+ * before (several times the driver's rate from pageable memory); where the
+ * device shares host memory, through the mapped buffer. After the work
+ * already on the context's queue; blocks until the copy is done. For code
+ * that keeps its data on the device between sorts. A failure found before
+ * the copy starts (arguments, pinned memory) writes nothing; a device fault
+ * during a read may leave dst partly written. */
+clsort_status clsort_buffer_write(clsort_context *ctx, cl_mem buffer, size_t offset,
+                                  const void *src, size_t bytes);
+clsort_status clsort_buffer_read(clsort_context *ctx, cl_mem buffer, size_t offset, void *dst,
+                                 size_t bytes);
+
 /* ------------------------------------------------------- segmented sorts
  *
  * Many independent segments of one array sorted at once, each on its own,

@@ -342,6 +342,32 @@ clsort_status clsort_host_download(clsort_context *ctx, clsort_team *t, cl_mem s
     return CLSORT_SUCCESS;
 }
 
+/* A copy through the buffer mapped into host memory, by the team's threads
+ * (devices that share host memory: one copy, where the driver's own would
+ * be one thread's, and staging two). */
+clsort_status clsort_host_map_copy(clsort_context *ctx, clsort_team *t, cl_mem buf, size_t off,
+                                   void *host, size_t bytes, bool to_buffer)
+{
+    cl_int err = CL_SUCCESS;
+    void *p = clEnqueueMapBuffer(ctx->queue, buf, CL_TRUE,
+                                 to_buffer ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ, off,
+                                 bytes, 0, NULL, NULL, &err);
+    if (err == CL_SUCCESS) {
+        if (to_buffer)
+            clsort_host_copy(t, p, host, bytes);
+        else
+            clsort_host_copy(t, host, p, bytes);
+        err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, NULL);
+        cl_int fin = clFinish(ctx->queue);
+        if (err == CL_SUCCESS)
+            err = fin;
+    }
+    if (err != CL_SUCCESS)
+        return clsort_fail(ctx, err, "copying %s the device failed: %s", to_buffer ? "to" : "from",
+                           clsort_status_string(err));
+    return CLSORT_SUCCESS;
+}
+
 /* -------------------------------------------------------- wrapped arrays */
 
 clsort_status clsort_host_wrap(clsort_context *ctx, void *ptr, size_t bytes, bool read_only,

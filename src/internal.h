@@ -558,6 +558,10 @@ clsort_status clsort_host_upload(clsort_context *ctx, clsort_team *t, cl_mem dst
                                  const void *src, size_t bytes);
 clsort_status clsort_host_download(clsort_context *ctx, clsort_team *t, cl_mem src,
                                    size_t src_off, void *dst, size_t bytes);
+/* The same through the buffer mapped into host memory (to_buffer: host to
+ * buffer), copied by the team. Blocks. */
+clsort_status clsort_host_map_copy(clsort_context *ctx, clsort_team *t, cl_mem buf, size_t off,
+                                   void *host, size_t bytes, bool to_buffer);
 size_t clsort_stage_chunk(const clsort_context *ctx);
 /* Whether a copy of this many bytes goes through the chunks (else the
  * driver's own copy: small ones, or $CLSORT_HOST_PATH=copy). */

@@ -931,6 +931,53 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
     return buffer_sort(ctx, &rq, keys, keys_offset, indices, indices_offset, nwait, wait, event);
 }
 
+/* ------------------------------------------------ host <-> buffer copies */
+
+/* The route of the host-array sorts: where the device shares host memory,
+ * the buffer mapped and copied by host threads; else through the pinned
+ * chunks (the driver's copy below stage_min, or with $CLSORT_HOST_PATH=copy).
+ * Blocks until the copy is done. */
+static clsort_status buffer_copy(clsort_context *ctx, const char *fn, cl_mem buf, size_t off,
+                                 void *host, size_t bytes, bool to_buffer)
+{
+    CLSORT_TRY(check_context(ctx, fn));
+    CLSORT_TRY(check_buffer(ctx, fn, "the", buf, off, bytes, 1));
+    if (bytes > 0 && !host)
+        return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: the host pointer is NULL", fn);
+    if (bytes == 0)
+        return CLSORT_SUCCESS;
+    unsigned path = ctx->host_path;
+    if (path == CLSORT_HOST_AUTO)
+        path = ctx->facts.host_unified ? CLSORT_HOST_MAPPED : CLSORT_HOST_STAGED;
+    clsort_team *team = path != CLSORT_HOST_COPY && bytes >= ctx->stage_min
+                            ? clsort_team_start(clsort_host_threads(ctx))
+                            : NULL;
+    clsort_status st;
+    if (path == CLSORT_HOST_MAPPED)
+        st = clsort_host_map_copy(ctx, team, buf, off, host, bytes, to_buffer);
+    else if (to_buffer)
+        st = clsort_host_upload(ctx, team, buf, off, host, bytes);
+    else
+        st = clsort_host_download(ctx, team, buf, off, host, bytes);
+    cl_int err = clFinish(ctx->queue);
+    clsort_team_stop(team);
+    if (st == CLSORT_SUCCESS && err != CL_SUCCESS)
+        st = clsort_fail(ctx, err, "%s: the copy failed: %s", fn, clsort_status_string(err));
+    return st;
+}
+
+clsort_status clsort_buffer_write(clsort_context *ctx, cl_mem buffer, size_t offset,
+                                  const void *src, size_t bytes)
+{
+    return buffer_copy(ctx, "clsort_buffer_write", buffer, offset, (void *)src, bytes, true);
+}
+
+clsort_status clsort_buffer_read(clsort_context *ctx, cl_mem buffer, size_t offset, void *dst,
+                                 size_t bytes)
+{
+    return buffer_copy(ctx, "clsort_buffer_read", buffer, offset, dst, bytes, false);
+}
+
 /* ----------------------------------------------------------- temp memory */
 
 static clsort_status shape_request(clsort_context *ctx, request *rq, clsort_type key_type,

@@ -369,3 +369,86 @@ done:
     free(k0);
     free(v0);
 }
+
+/* clsort_buffer_write / _read through every route, with 4 KiB chunks: sizes
+ * around the chunk and the ring, odd buffer offsets and host addresses, a
+ * read of part of what was written; guards around the host arrays stay
+ * untouched; bad arguments fail and write nothing. */
+void test_host_buffer_copies(void)
+{
+    static const char *const paths[] = {"staged", "copy", "mapped"};
+    static const size_t sizes[] = {0, 1, 4095, 4096, 4097, 4 * 4096 + 3, 5 * 4096, 100003};
+    static const size_t offsets[] = {0, 5, 4096 + 7};
+    const size_t cap = 100003 + 4096 + 7 + 64, guard = 16;
+    unsigned char *src = malloc(cap + 2 * guard), *dst = malloc(cap + 2 * guard);
+    if (!src || !dst) {
+        CHECK(false, "out of host memory");
+        free(src);
+        free(dst);
+        return;
+    }
+    for (size_t i = 0; i < cap + 2 * guard; i++)
+        src[i] = (unsigned char)(i * 131 + (i >> 8) * 7 + 1);
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        clsort_context *ctx = host_context(paths[p], "4K", 0);
+        if (!ctx)
+            break;
+        cl_int e = CL_SUCCESS;
+        cl_mem buf = clCreateBuffer(clsort_context_cl_context(ctx), CL_MEM_READ_WRITE, cap, NULL,
+                                    &e);
+        CHECK(e == CL_SUCCESS, "clCreateBuffer: %d", e);
+        for (size_t i = 0; e == CL_SUCCESS && i < sizeof sizes / sizeof sizes[0]; i++)
+            for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++) {
+                const size_t n = sizes[i], off = offsets[o], shift = (i + o) % 3;
+                const unsigned char *from = src + guard + shift;
+                unsigned char *to = dst + guard + shift;
+                memset(dst, 0xa5, cap + 2 * guard);
+                clsort_status s = clsort_buffer_write(ctx, buf, off, from, n);
+                CHECK_OK(ctx, s);
+                s = clsort_buffer_read(ctx, buf, off, to, n);
+                CHECK_OK(ctx, s);
+                size_t bad = n;
+                for (size_t k = 0; k < n && bad == n; k++)
+                    if (to[k] != from[k])
+                        bad = k;
+                CHECK(bad == n, "%s: %zu bytes at offset %zu: byte %zu differs", paths[p], n, off,
+                      bad);
+                int guards_ok = 1;
+                for (size_t k = 0; k < guard + shift; k++)
+                    guards_ok &= dst[k] == 0xa5;
+                for (size_t k = guard + shift + n; k < cap + 2 * guard; k++)
+                    guards_ok &= dst[k] == 0xa5;
+                CHECK(guards_ok, "%s: %zu bytes at offset %zu: written outside", paths[p], n, off);
+                if (n > 10) { /* the middle of what was written, alone */
+                    memset(dst, 0xa5, cap + 2 * guard);
+                    s = clsort_buffer_read(ctx, buf, off + 3, dst, n - 7);
+                    CHECK(s == CLSORT_SUCCESS && memcmp(dst, from + 3, n - 7) == 0 &&
+                              dst[n - 7] == 0xa5,
+                          "%s: part of %zu bytes at offset %zu", paths[p], n, off);
+                }
+            }
+        /* bad arguments: an error, a message, nothing written */
+        memset(dst, 0xa5, cap);
+        clsort_status s = clsort_buffer_read(ctx, buf, cap - 3, dst, 4);
+        CHECK(s == CLSORT_ERROR_INVALID_BUFFER && dst[0] == 0xa5 &&
+                  strstr(clsort_context_last_error(ctx), "do not fit"),
+              "%s: a read past the end: %s", paths[p], clsort_status_string(s));
+        s = clsort_buffer_read(ctx, buf, SIZE_MAX, dst, 4);
+        CHECK(s == CLSORT_ERROR_INVALID_BUFFER, "%s: an offset of SIZE_MAX: %s", paths[p],
+              clsort_status_string(s));
+        s = clsort_buffer_write(ctx, buf, 0, NULL, 8);
+        CHECK(s == CLSORT_ERROR_INVALID_ARGUMENT, "%s: a NULL source: %s", paths[p],
+              clsort_status_string(s));
+        s = clsort_buffer_read(ctx, NULL, 0, dst, 8);
+        CHECK(s == CLSORT_ERROR_INVALID_BUFFER && dst[0] == 0xa5, "%s: a NULL buffer: %s",
+              paths[p], clsort_status_string(s));
+        s = clsort_buffer_write(NULL, buf, 0, src, 8);
+        CHECK(s == CLSORT_ERROR_INVALID_ARGUMENT, "%s: a NULL context: %s", paths[p],
+              clsort_status_string(s));
+        if (buf)
+            clReleaseMemObject(buf);
+        clsort_context_release(ctx);
+    }
+    free(src);
+    free(dst);
+}
