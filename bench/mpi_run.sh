@@ -8,7 +8,9 @@
 #            per rank from host memory (weak scaling 1 -> 2 ranks): the
 #            single-device host sort (--baseline), the distributed sort on 1
 #            rank, and on 2 ranks reading the runs in the shared window and
-#            exchanging them through MPI (CLSORT_MPI_EXCHANGE=mpi); with
+#            exchanging them through MPI (CLSORT_MPI_EXCHANGE=mpi), and with
+#            the elements through host memory between the steps
+#            (CLSORT_MPI_RESIDENT=0) on 1 and 2 ranks; with
 #            VARIANTS=1 also the second clsort sort (CLSORT_MPI_MERGE=sort)
 #            and no touching of the temporary buffers (CLSORT_MPI_TOUCH=0)
 #   cpu      4 ranks x 4 PoCL threads (each rank bound to 4 cores) against one
@@ -152,6 +154,12 @@ stage_gpu() {
     run gpu_2ranks 2 "--bind-to none" -- --device "$devs" --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     run gpu_2ranks_mpi 2 "--bind-to none" CLSORT_MPI_EXCHANGE=mpi -- --device "$devs" \
         --n-per-rank "$N_GPU" --rounds "$ROUNDS"
+    # the elements through host memory between the steps (the route before
+    # the device-resident steps)
+    run gpu_1rank_host 1 "--bind-to none" CLSORT_MPI_RESIDENT=0 -- --device "$d0" \
+        --n-per-rank "$N_GPU" --rounds "$ROUNDS"
+    run gpu_2ranks_host 2 "--bind-to none" CLSORT_MPI_RESIDENT=0 -- --device "$devs" \
+        --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     [ "${VARIANTS:-0}" = 1 ] || return 0
     run gpu_2ranks_sortmerge 2 "--bind-to none" CLSORT_MPI_MERGE=sort -- --device "$devs" \
         --n-per-rank "$N_GPU" --rounds "$ROUNDS"
@@ -240,7 +248,8 @@ summary() {
     s=$(field gpu_2ranks_mpi time_ms)
     if [ -n "$a" ] && [ -n "$b" ]; then
         echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (shared window), ${s:-?} ms" \
-             "(MPI_Alltoallw), older build ${OLD_TOOL:+$(field gpu_2ranks_old time_ms)} ms;"
+             "(MPI_Alltoallw), $(field gpu_2ranks_host time_ms) ms (through host memory)," \
+             "older build ${OLD_TOOL:+$(field gpu_2ranks_old time_ms)} ms;"
         echo "  one rank alone $a ms, distributed on 1 rank $c ms"
         echo "  weak scaling of the distributed sort 1 -> 2 ranks: efficiency $(ratio "$c" "$b")" \
              "(time on 1 rank / time on 2 ranks, each rank $N_GPU keys)"

@@ -101,6 +101,8 @@ typedef struct clsort_mpi_times {
     int merge_by_sort; /* 1: the runs were merged by a clsort sort, 0: on the host */
     int shared;        /* 1: every rank on one node, the runs read in the peers' sorted
                           copies through an MPI-3 shared-memory window, not exchanged */
+    int resident;      /* 1: the elements stayed on the devices between the steps (GPU
+                          ranks): only the runs that change rank went through host memory */
 } clsort_mpi_times;
 
 void clsort_mpi_last_times(clsort_mpi_times *times);

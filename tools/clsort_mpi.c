@@ -487,12 +487,13 @@ static int cmd_sort(int argc, char **argv)
         }
         printf("RESULT mode=%s ranks=%d type=%s values=%zu n=%zu time_ms=%.3f mkeys_s=%.1f "
                "local_ms=%.3f split_ms=%.3f exchange_ms=%.3f merge_ms=%.3f exchange_share=%.3f "
-               "merge=%s exchange=%s\n",
+               "merge=%s exchange=%s steps=%s\n",
                st.baseline ? "baseline" : "distributed", nranks, clsort_type_name(st.type), vb,
                total, 1e3 * worst, worst > 0 ? total / worst / 1e6 : 0.0, 1e3 * local,
                1e3 * split, 1e3 * exch, 1e3 * merge, worst > 0 ? exch / worst : 0.0,
                st.baseline ? "-" : last.merge_by_sort ? "sort" : "host",
-               st.baseline ? "-" : last.shared ? "shared" : "mpi");
+               st.baseline ? "-" : last.shared ? "shared" : "mpi",
+               st.baseline ? "-" : last.resident ? "resident" : "host");
     }
     int result = 0;
     if (st.check && !st.baseline) {

@@ -181,7 +181,7 @@ typedef struct agreement {
     int32_t merge_by_sort; /* this rank's preference */
     int32_t exchange_mpi;  /* this rank's preference: MPI_Alltoallw even on one node */
     int32_t node_new;      /* the communicator has no shared-memory state here yet */
-    int32_t pad;
+    int32_t resident;      /* this rank's preference: keep its elements on the device */
     uint64_t value_size;
     uint64_t n;
 } agreement;
@@ -224,6 +224,14 @@ typedef struct job {
     int attach;            /* every rank's node is new: attach them (collective) */
     order ord;
     int merge_by_sort;
+    /* Device-resident steps (every rank agreed): the sorted elements stay
+     * in dk, dv; only the runs that leave are read back (into sk, sv), the
+     * arriving runs are written into ok, ov beside this rank's own run and
+     * sorted there, and the result read back into the caller's arrays. */
+    int resident;
+    cl_mem dk, dv, ok, ov;
+    struct probe *probe; /* the split's reads of device-resident keys */
+    uint64_t *queries;   /* the split's searches of them */
 } job;
 
 /* ------------------------------------------------- temporary host memory */
@@ -554,6 +562,9 @@ static void window_sync(const job *j)
         MPI_Win_sync(j->node->win);
 }
 
+struct probe;
+static void probe_free(struct probe *pr);
+
 static void free_job(job *j)
 {
     if (j->node_new)
@@ -570,6 +581,12 @@ static void free_job(job *j)
     free(j->pos);
     free(j->src_k);
     free(j->src_at);
+    probe_free(j->probe);
+    free(j->queries);
+    cl_mem bufs[4] = {j->dk, j->dv, j->ok, j->ov};
+    for (int i = 0; i < 4; i++)
+        if (bufs[i])
+            clReleaseMemObject(bufs[i]);
 }
 
 static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
@@ -609,6 +626,33 @@ static int prefers_mpi_exchange(void)
 {
     const char *e = getenv("CLSORT_MPI_EXCHANGE");
     return e && strcmp(e, "mpi") == 0;
+}
+
+/* Whether this rank would keep its elements on its device between the
+ * steps: on a device with memory of its own (a discrete GPU), when the
+ * sorted copy, the output and the sort's temporary memory fit in three
+ * quarters of it ($CLSORT_MPI_RESIDENT=1 or 0 forces it on or off, where
+ * the buffers fit). The ranks agree: all or none. */
+static int wants_resident(const job *j)
+{
+    const char *e = getenv("CLSORT_MPI_RESIDENT");
+    int forced = e && *e ? strcmp(e, "0") != 0 : -1;
+    if (forced == 0 || !j->ctx)
+        return 0;
+    clsort_device_info info;
+    cl_bool unified = CL_TRUE;
+    if (clsort_context_device_info(j->ctx, &info) != CLSORT_SUCCESS ||
+        clGetDeviceInfo(clsort_context_device(j->ctx), CL_DEVICE_HOST_UNIFIED_MEMORY,
+                        sizeof unified, &unified, NULL) != CL_SUCCESS)
+        return 0;
+    if (forced < 0 && (unified || !info.is_gpu))
+        return 0;
+    size_t temp = 0, elem = j->pairs && j->vb > j->kb ? j->vb : j->kb;
+    if (clsort_temp_size(j->ctx, j->type, j->pairs ? j->vb : 0, j->n, j->options, &temp) !=
+        CLSORT_SUCCESS)
+        return 0;
+    uint64_t need = 2 * (uint64_t)j->n * (j->kb + (j->pairs ? j->vb : 0)) + temp;
+    return (uint64_t)j->n * elem <= info.max_alloc_bytes && need <= info.global_mem_bytes / 4 * 3;
 }
 
 /* Step 1 on this rank: arguments and temporary memory. */
@@ -677,6 +721,7 @@ static clsort_status agree(job *j)
         .merge_by_sort = j->merge_by_sort,
         .exchange_mpi = prefers_mpi_exchange(),
         .node_new = j->node_new,
+        .resident = wants_resident(j),
         .value_size = j->pairs ? j->vb : 0,
         .n = j->n,
     };
@@ -698,9 +743,11 @@ static clsort_status agree(job *j)
     }
     j->merge_by_sort = 0;
     j->shared = 1;
+    j->resident = 1;
     int fresh = 0;
     for (int r = 0; r < j->size; r++) {
         j->merge_by_sort |= all[r].merge_by_sort;
+        j->resident &= all[r].resident != 0;
         j->shared &= !all[r].exchange_mpi;
         fresh += all[r].node_new != 0;
     }
@@ -732,6 +779,149 @@ static clsort_status agree_status(job *j, clsort_status mine)
 #define SPLIT_BITS 4
 #define SPLIT_CANDIDATES ((1 << SPLIT_BITS) - 1)
 #define SEARCH_WORDS (4 + 2 * SPLIT_CANDIDATES)
+
+/* The split's view of device-resident sorted keys (dk): the last key of
+ * every bracket of `stride` keys, read at once (one rectangular read), and
+ * brackets read whole as the searches need them, kept for the later rounds
+ * (whose candidates fall into fewer and fewer brackets). Since the keys are
+ * sorted, a search over [lo, hi) is the search over all keys clamped to
+ * [lo, hi), so a bracket outside the range needs no read. */
+typedef struct probe {
+    size_t stride, brackets; /* brackets = ceil(n / stride) */
+    unsigned char *last;     /* the last key of brackets 0 .. brackets - 2 */
+    unsigned char **keys;    /* the brackets read (NULL: not read) */
+    size_t held, hold;       /* bytes of them, and the most kept between rounds */
+    size_t *want;            /* the bracket each query needs (SIZE_MAX: none) */
+} probe;
+
+/* Brackets of the sample: 8192, or $CLSORT_MPI_PROBES for the tests, which
+ * then also keep at most two brackets read from one round to the next (the
+ * drop below PROBE_HOLD bytes). */
+#define PROBE_HOLD ((size_t)64 << 20)
+static size_t probe_brackets(size_t *hold, size_t bracket_bytes)
+{
+    const char *e = getenv("CLSORT_MPI_PROBES");
+    long long v = e ? atoll(e) : 0;
+    *hold = PROBE_HOLD;
+    if (v < 1 || v > (1 << 20))
+        return 8192;
+    *hold = 2 * bracket_bytes;
+    return (size_t)v;
+}
+
+static void probe_free(probe *pr)
+{
+    if (!pr)
+        return;
+    for (size_t b = 0; pr->keys && b < pr->brackets; b++)
+        free(pr->keys[b]);
+    free(pr->keys);
+    free(pr->last);
+    free(pr->want);
+    free(pr);
+}
+
+/* The sample of the sorted keys for `queries` searches a round; NULL
+ * without memory or when the read fails. */
+static probe *probe_open(job *j, size_t queries)
+{
+    probe *pr = calloc(1, sizeof *pr);
+    if (!pr)
+        return NULL;
+    size_t kb = j->kb, want = probe_brackets(&pr->hold, 0);
+    pr->stride = j->n > want ? (j->n + want - 1) / want : 1;
+    probe_brackets(&pr->hold, pr->stride * kb);
+    pr->brackets = j->n ? (j->n + pr->stride - 1) / pr->stride : 0;
+    pr->keys = calloc(pr->brackets + 1, sizeof *pr->keys);
+    pr->last = malloc(pr->brackets * kb + 1);
+    pr->want = malloc((queries + 1) * sizeof *pr->want);
+    if (!pr->keys || !pr->last || !pr->want) {
+        probe_free(pr);
+        return NULL;
+    }
+    if (pr->brackets > 1) {
+        /* keys stride - 1 + b stride: rows of one key, stride keys apart */
+        size_t rows = pr->brackets - 1, s = pr->stride;
+        size_t origin[3] = {(s - 1) * kb, 0, 0}, host[3] = {0, 0, 0}, region[3] = {kb, rows, 1};
+        cl_int err = clEnqueueReadBufferRect(clsort_context_queue(j->ctx), j->dk, CL_TRUE, origin,
+                                             host, region, s * kb, 0, kb, 0, pr->last, 0, NULL,
+                                             NULL);
+        if (err != CL_SUCCESS) {
+            probe_free(pr);
+            return NULL;
+        }
+    }
+    return pr;
+}
+
+/* For each query i: the first index in [lo[i], hi[i]) of the sorted keys
+ * whose image exceeds v[i] (hi[i] if none), into out[i]. The brackets this
+ * round needs and has not read are read together, then searched. Returns 0
+ * if a read failed. */
+static int probe_bounds(job *j, probe *pr, size_t queries, const uint64_t *lo,
+                        const uint64_t *hi, const uint64_t *v, uint64_t *out)
+{
+    const order *o = &j->ord;
+    const size_t kb = j->kb, s = pr->stride;
+    size_t fresh = 0;
+    for (size_t i = 0; i < queries; i++) {
+        pr->want[i] = SIZE_MAX;
+        if (lo[i] >= hi[i]) {
+            out[i] = lo[i];
+            continue;
+        }
+        /* the bound over all keys lies in bracket b: [b s, min(n, b s + s)] */
+        size_t b = upper_bound(o, pr->last, 0, pr->brackets - 1, v[i]);
+        uint64_t from = (uint64_t)b * s, to = from + s < j->n ? from + s : j->n;
+        if (from >= hi[i])
+            out[i] = hi[i];
+        else if (to <= lo[i])
+            out[i] = lo[i];
+        else {
+            pr->want[i] = b;
+            if (!pr->keys[b])
+                fresh += (size_t)(to - from) * kb;
+        }
+    }
+    if (fresh > 0 && pr->held + fresh > pr->hold) { /* drop what this round does not need */
+        for (size_t b = 0; b < pr->brackets; b++) {
+            int needed = 0;
+            for (size_t i = 0; i < queries && !needed && pr->keys[b]; i++)
+                needed = pr->want[i] == b;
+            if (pr->keys[b] && !needed) {
+                free(pr->keys[b]);
+                pr->keys[b] = NULL;
+                pr->held -= s * kb;
+            }
+        }
+    }
+    cl_command_queue q = clsort_context_queue(j->ctx);
+    cl_int err = CL_SUCCESS;
+    for (size_t i = 0; i < queries && err == CL_SUCCESS; i++) {
+        size_t b = pr->want[i];
+        if (b == SIZE_MAX || pr->keys[b])
+            continue;
+        size_t from = b * s, count = from + s < j->n ? s : j->n - from;
+        pr->keys[b] = malloc(s * kb);
+        if (!pr->keys[b])
+            return 0;
+        pr->held += s * kb;
+        err = clEnqueueReadBuffer(q, j->dk, CL_FALSE, from * kb, count * kb, pr->keys[b], 0, NULL,
+                                  NULL);
+    }
+    cl_int fin = clFinish(q);
+    if (err != CL_SUCCESS || fin != CL_SUCCESS)
+        return 0;
+    for (size_t i = 0; i < queries; i++) {
+        size_t b = pr->want[i];
+        if (b == SIZE_MAX)
+            continue;
+        size_t from = b * s, count = from + s < j->n ? s : j->n - from;
+        uint64_t at = from + upper_bound(o, pr->keys[b], 0, count, v[i]);
+        out[i] = at < lo[i] ? lo[i] : at > hi[i] ? hi[i] : at;
+    }
+    return 1;
+}
 
 /* Step 3: j->cut[r] .. j->cut[r + 1] are the local sorted elements that go
  * to rank r; j->recv[i] the number that come from rank i. */
@@ -765,7 +955,21 @@ static clsort_status split(job *j, unsigned *rounds)
         }
     }
     const order *o = &j->ord;
-    int mpi = MPI_SUCCESS;
+    int mpi = MPI_SUCCESS, read_ok = 1;
+    /* device-resident keys: every candidate a query of probe_bounds */
+    size_t queries = nb * SPLIT_CANDIDATES;
+    uint64_t *qlo = NULL, *qhi = NULL, *qv = NULL, *qout = NULL;
+    if (j->resident && nb > 0) {
+        j->probe = probe_open(j, queries);
+        j->queries = malloc(4 * queries * sizeof *qlo);
+        read_ok = j->probe && j->queries;
+        if (read_ok) {
+            qlo = j->queries;
+            qhi = qlo + queries;
+            qv = qhi + queries;
+            qout = qv + queries;
+        }
+    }
     /* The image of the element at each target position, SPLIT_BITS bits per
      * round: the smallest v with count(image <= v) > target. [lo, hi) holds
      * the local elements whose image agrees with prefix on the bits fixed so
@@ -773,13 +977,28 @@ static clsort_status split(job *j, unsigned *rounds)
      * digit (2^d - 1 candidates per boundary, one MPI_Allreduce for all). */
     for (int top = (int)o->width; nb > 0 && top > 0;) {
         int d = top < SPLIT_BITS ? top : SPLIT_BITS, shift = top - d, cands = (1 << d) - 1;
-        for (b = 0; b < nb; b++) {
-            uint64_t *c = cnt + b * SPLIT_CANDIDATES, from = lo[b];
-            for (int m = 0; m < cands; m++) {
-                uint64_t cand = prefix[b] | ((((uint64_t)m + 1) << shift) - 1);
-                c[m] = from = upper_bound(o, j->sk, (size_t)from, (size_t)hi[b], cand);
+        if (j->resident) { /* (a rank that failed still takes part in every round) */
+            for (b = 0; b < nb && read_ok; b++)
+                for (int m = 0; m < cands; m++) {
+                    size_t i = b * (size_t)cands + (size_t)m;
+                    qlo[i] = lo[b];
+                    qhi[i] = hi[b];
+                    qv[i] = prefix[b] | ((((uint64_t)m + 1) << shift) - 1);
+                }
+            if (read_ok)
+                read_ok = probe_bounds(j, j->probe, nb * (size_t)cands, qlo, qhi, qv, qout);
+            for (b = 0; b < nb; b++)
+                for (int m = 0; m < cands; m++)
+                    cnt[b * SPLIT_CANDIDATES + m] =
+                        read_ok ? qout[b * (size_t)cands + (size_t)m] : lo[b];
+        } else
+            for (b = 0; b < nb; b++) {
+                uint64_t *c = cnt + b * SPLIT_CANDIDATES, from = lo[b];
+                for (int m = 0; m < cands; m++) {
+                    uint64_t cand = prefix[b] | ((((uint64_t)m + 1) << shift) - 1);
+                    c[m] = from = upper_bound(o, j->sk, (size_t)from, (size_t)hi[b], cand);
+                }
             }
-        }
         mpi |= MPI_Allreduce(cnt, glob, (int)(nb * SPLIT_CANDIDATES), MPI_UINT64_T, MPI_SUM,
                              j->comm);
         for (b = 0; b < nb; b++) {
@@ -838,6 +1057,11 @@ static clsort_status split(job *j, unsigned *rounds)
         got += j->recv[r];
     if (mpi != MPI_SUCCESS)
         return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL, "%s: an MPI call failed in the split",
+                           j->fn);
+    if (!read_ok)
+        return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL,
+                           "%s: reading the sorted keys on the device for the split failed "
+                           "(or no host memory for them)",
                            j->fn);
     if (got != j->n)
         return clsort_fail(j->ctx, CLSORT_ERROR_INTERNAL,
@@ -902,7 +1126,7 @@ static int exchange_array(job *j, unsigned char *src, unsigned char *dst, size_t
     for (int r = 0; r < p; r++) {
         uint64_t s = j->cut[r + 1] - j->cut[r], g = j->recv[r];
         sdisp[r] = rdisp[r] = 0;
-        if (r == j->rank)
+        if (r == j->rank && !j->resident) /* (resident: it stays on the device) */
             memcpy(dst + at * bytes, src + j->cut[r] * bytes, s * bytes);
         for (int side = 0; side < 2; side++) {
             uint64_t c = r == j->rank ? 0 : side ? g : s;
@@ -930,8 +1154,12 @@ static int exchange_array(job *j, unsigned char *src, unsigned char *dst, size_t
     return mpi;
 }
 
+static clsort_status resident_leaving(job *j);
+
 static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
 {
+    /* a rank whose read fails still takes part in the MPI exchange */
+    clsort_status leaving = j->resident ? resident_leaving(j) : CLSORT_SUCCESS;
     *sent = *received = 0;
     for (int r = 0; r < j->size; r++)
         if (r != j->rank) {
@@ -948,7 +1176,7 @@ static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
         }
         j->scratch_k = j->rk;
         j->scratch_v = j->rv;
-        return CLSORT_SUCCESS;
+        return leaving;
     }
     int mpi = exchange_array(j, j->sk, j->rk, j->kb, chunk_elements(j->kb));
     if (j->pairs)
@@ -965,7 +1193,7 @@ static clsort_status exchange(job *j, uint64_t *sent, uint64_t *received)
     }
     j->scratch_k = j->sk;
     j->scratch_v = j->sv;
-    return CLSORT_SUCCESS;
+    return leaving;
 }
 
 /* ------------------------------------------------------------- the merge */
@@ -1285,18 +1513,25 @@ static int wants_touch(const job *j)
 }
 
 /* Touches the receive buffers (rk, rv), where the exchange writes; the
- * sorted copies (sk, sv) are written by the local sort meanwhile. */
+ * sorted copies (sk, sv) are written by the local sort meanwhile (on the
+ * host path). */
 static void touch_buffers(const job *j)
 {
     size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
     int threads = merge_threads(j);
     if (2 * (kbytes + vbytes) < ((size_t)64 << 20))
         return; /* small: the writes fault as they go */
+    /* device-resident: the runs read back land in sk, sv; the receive
+     * buffers are written only by MPI_Alltoallw */
+    int sk = j->resident, rk = !(j->resident && j->shared);
     touch_part parts[64];
     pthread_t ids[64];
     int started[64] = {0};
     for (int t = 0; t < threads; t++)
-        parts[t] = (touch_part){{j->sk, j->rk, j->sv, j->rv}, {0, kbytes, 0, vbytes}, t, threads};
+        parts[t] = (touch_part){{j->sk, j->rk, j->sv, j->rv},
+                                {sk ? kbytes : 0, rk ? kbytes : 0, sk ? vbytes : 0, rk ? vbytes : 0},
+                                t,
+                                threads};
     for (int t = 1; t < threads; t++)
         started[t] = pthread_create(&ids[t], NULL, touch_pages, &parts[t]) == 0;
     touch_pages(&parts[0]);
@@ -1448,6 +1683,139 @@ static clsort_status local_sort(job *j, int touch)
     return s;
 }
 
+/* ------------------------------------------------- device-resident steps */
+
+static clsort_status cl_failure(job *j, cl_int err, const char *what)
+{
+    return clsort_fail(j->ctx,
+                       err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
+                           ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
+                           : (clsort_status)err,
+                       "%s: %s failed: %s", j->fn, what, clsort_status_string(err));
+}
+
+/* Step 2 with the elements kept on the device: the caller's arrays written
+ * into dk (and dv) through clsort's host path and sorted there. */
+static clsort_status resident_sort(job *j, int touch)
+{
+    if (j->n == 0)
+        return CLSORT_SUCCESS;
+    cl_context cl = clsort_context_cl_context(j->ctx);
+    size_t kbytes = j->n * j->kb, vbytes = j->pairs ? j->n * j->vb : 0;
+    cl_int err = CL_SUCCESS;
+    j->dk = clCreateBuffer(cl, CL_MEM_READ_WRITE, kbytes, NULL, &err);
+    if (err == CL_SUCCESS && vbytes)
+        j->dv = clCreateBuffer(cl, CL_MEM_READ_WRITE, vbytes, NULL, &err);
+    if (err != CL_SUCCESS)
+        return cl_failure(j, err, "allocating the device copy");
+    pthread_t toucher;
+    int touching = touch && pthread_create(&toucher, NULL, touch_thread, j) == 0;
+    clsort_status s = clsort_buffer_write(j->ctx, j->dk, 0, j->keys, kbytes);
+    if (s == CLSORT_SUCCESS && vbytes)
+        s = clsort_buffer_write(j->ctx, j->dv, 0, j->values, vbytes);
+    if (s == CLSORT_SUCCESS)
+        s = j->pairs ? clsort_sort_pairs_buffer(j->ctx, j->type, j->dk, 0, j->dv, 0, j->vb, j->n,
+                                                j->options, 0, NULL, NULL)
+                     : clsort_sort_keys_buffer(j->ctx, j->type, j->dk, 0, j->n, j->options, 0,
+                                               NULL, NULL);
+    err = clFinish(clsort_context_queue(j->ctx));
+    if (s == CLSORT_SUCCESS && err != CL_SUCCESS)
+        s = cl_failure(j, err, "the local sort");
+    if (touching)
+        pthread_join(toucher, NULL);
+    return s;
+}
+
+/* Step 4 with the elements on the device: the runs for other ranks read
+ * back into the sorted copy's places (sk, sv), from which the peers read
+ * them (window) or MPI sends them; this rank's own run stays. */
+static clsort_status resident_leaving(job *j)
+{
+    const uint64_t range[2][2] = {{0, j->cut[j->rank]}, {j->cut[j->rank + 1], j->n}};
+    clsort_status s = CLSORT_SUCCESS;
+    for (int i = 0; i < 2 && s == CLSORT_SUCCESS; i++) {
+        size_t from = (size_t)range[i][0], count = (size_t)(range[i][1] - range[i][0]);
+        if (count == 0)
+            continue;
+        s = clsort_buffer_read(j->ctx, j->dk, from * j->kb, j->sk + from * j->kb, count * j->kb);
+        if (s == CLSORT_SUCCESS && j->pairs)
+            s = clsort_buffer_read(j->ctx, j->dv, from * j->vb, j->sv + from * j->vb,
+                                   count * j->vb);
+    }
+    return s;
+}
+
+/* Step 5 with the elements on the device: the runs in rank order in ok, ov
+ * (this rank's own copied on the device, the others' written from host
+ * memory), sorted there (stable: ties keep rank order), agreed, and read
+ * back into the caller's arrays. A lone run of this rank's own is read
+ * back from dk directly. */
+static clsort_status resident_merge(job *j)
+{
+    clsort_context *ctx = j->ctx;
+    cl_command_queue q = clsort_context_queue(ctx);
+    const size_t kb = j->kb, vb = j->pairs ? j->vb : 0;
+    cl_mem from_k = j->dk, from_v = j->dv;
+    size_t from = (size_t)j->cut[j->rank];
+    int runs = 0;
+    for (int r = 0; r < j->size; r++)
+        runs += j->recv[r] > 0;
+    clsort_status s = CLSORT_SUCCESS;
+    if (j->n > 0 && !(runs == 1 && j->recv[j->rank] == j->n)) {
+        cl_context cl = clsort_context_cl_context(ctx);
+        cl_int err = CL_SUCCESS;
+        j->ok = clCreateBuffer(cl, CL_MEM_READ_WRITE, j->n * kb, NULL, &err);
+        if (err == CL_SUCCESS && vb)
+            j->ov = clCreateBuffer(cl, CL_MEM_READ_WRITE, j->n * vb, NULL, &err);
+        uint64_t at = 0;
+        for (int r = 0; r < j->size && err == CL_SUCCESS && s == CLSORT_SUCCESS; r++) {
+            size_t c = (size_t)j->recv[r];
+            if (c == 0)
+                continue;
+            if (r == j->rank) {
+                err = clEnqueueCopyBuffer(q, j->dk, j->ok, from * kb, at * kb, c * kb, 0, NULL,
+                                          NULL);
+                if (err == CL_SUCCESS && vb)
+                    err = clEnqueueCopyBuffer(q, j->dv, j->ov, from * vb, at * vb, c * vb, 0,
+                                              NULL, NULL);
+            } else {
+                s = clsort_buffer_write(ctx, j->ok, at * kb, j->src_k[r] + j->src_at[r] * kb,
+                                        c * kb);
+                if (s == CLSORT_SUCCESS && vb)
+                    s = clsort_buffer_write(ctx, j->ov, at * vb, j->src_v[r] + j->src_at[r] * vb,
+                                            c * vb);
+            }
+            at += c;
+        }
+        if (err != CL_SUCCESS)
+            s = cl_failure(j, err, "gathering the runs on the device");
+        if (s == CLSORT_SUCCESS && runs > 1)
+            s = vb ? clsort_sort_pairs_buffer(ctx, j->type, j->ok, 0, j->ov, 0, vb, j->n,
+                                              j->options, 0, NULL, NULL)
+                   : clsort_sort_keys_buffer(ctx, j->type, j->ok, 0, j->n, j->options, 0, NULL,
+                                             NULL);
+        err = clFinish(q);
+        if (s == CLSORT_SUCCESS && err != CL_SUCCESS)
+            s = cl_failure(j, err, "the merge's sort");
+        from_k = j->ok;
+        from_v = j->ov;
+        from = 0;
+    }
+    /* $CLSORT_MPI_FAIL_MERGE=r: rank r fails here, as if its device had (the
+     * tests' way to this agreement) */
+    const char *fail = getenv("CLSORT_MPI_FAIL_MERGE");
+    if (s == CLSORT_SUCCESS && fail && *fail && atoi(fail) == j->rank)
+        s = clsort_fail(ctx, CLSORT_ERROR_INTERNAL, "%s: the merge failed ($CLSORT_MPI_FAIL_MERGE)",
+                        j->fn);
+    s = agree_status(j, s);
+    if (s == CLSORT_SUCCESS && j->n > 0) {
+        s = clsort_buffer_read(ctx, from_k, from * kb, j->keys, j->n * kb);
+        if (s == CLSORT_SUCCESS && vb)
+            s = clsort_buffer_read(ctx, from_v, from * vb, j->values, j->n * vb);
+    }
+    return s;
+}
+
 /* Step 5 by clsort: the runs sorted again (stable: ties keep rank order),
  * agreed, then read back into the caller's arrays. */
 static clsort_status merge_by_sort(job *j)
@@ -1494,11 +1862,13 @@ static clsort_status run(job *j, clsort_status s)
     t1 = MPI_Wtime();
     t->check = t1 - t0;
     t->shared = j->shared;
+    t->resident = j->resident;
 
     /* 2: the local sort, from the caller's arrays into sk, sv (in the
      * shared window, whose last readers passed step 1's collectives) */
     window_sync(j);
-    s = local_sort(j, j->fresh && wants_touch(j));
+    s = j->resident ? resident_sort(j, j->fresh && wants_touch(j))
+                    : local_sort(j, j->fresh && wants_touch(j));
     window_sync(j);
     s = agree_status(j, s);
     window_sync(j);
@@ -1513,13 +1883,16 @@ static clsort_status run(job *j, clsort_status s)
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)
         return s;
-    s = agree_status(j, exchange(j, &t->sent, &t->received));
+    s = exchange(j, &t->sent, &t->received);
+    window_sync(j); /* the runs read back (resident) before the peers read them */
+    s = agree_status(j, s);
+    window_sync(j);
     t->exchange = MPI_Wtime() - t1;
     t1 = MPI_Wtime();
     if (s != CLSORT_SUCCESS)
         return s;
-    t->merge_by_sort = j->merge_by_sort;
-    s = j->merge_by_sort ? merge_by_sort(j) : merge_host(j);
+    t->merge_by_sort = j->merge_by_sort || j->resident;
+    s = j->resident ? resident_merge(j) : j->merge_by_sort ? merge_by_sort(j) : merge_host(j);
     t->merge = MPI_Wtime() - t1;
     window_sync(j); /* the reads done before the next call's collectives */
     return s;

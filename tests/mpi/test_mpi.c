@@ -197,6 +197,15 @@ static void run_case(const tcase *c, unsigned index)
         unsetenv("CLSORT_MPI_CHUNK");
         unsetenv("CLSORT_MPI_EXCHANGE");
     }
+    /* the device-resident steps (forced on PoCL): on every rank, or wished
+     * by the odd ranks only (the ranks agree: none); the split's sample of
+     * 3, 1000 or 4096 brackets, two kept between rounds (many reads) */
+    int resident = index % 5 == 1 || index % 5 == 3;
+    if (resident || (index % 5 == 2 && rank % 2 == 1))
+        setenv("CLSORT_MPI_RESIDENT", "1", 1);
+    else
+        setenv("CLSORT_MPI_RESIDENT", "0", 1);
+    setenv("CLSORT_MPI_PROBES", index % 3 == 0 ? "3" : index % 3 == 1 ? "1000" : "4096", 1);
     size_t kb = clsort_type_size(c->type), vb = c->value_size;
     size_t n = local_n(c, rank);
     uint64_t first = 0;
@@ -222,6 +231,8 @@ static void run_case(const tcase *c, unsigned index)
     clsort_mpi_last_times(&t);
     EXPECT(t.shared == (one_node && !through_mpi), "%s: the exchange was %s", c->name,
            t.shared ? "shared" : "through MPI");
+    EXPECT(t.resident == resident, "%s: the elements %s on the device", c->name,
+           t.resident ? "stayed" : "did not stay");
     unsigned char *out_k = gather(keys, n * kb), *out_v = vb ? gather(values, n * vb) : NULL;
     if (rank == 0) {
         size_t total = 0;
@@ -313,13 +324,19 @@ static void run_error(enum bad what, const char *name)
 
 /* A device failure after the arguments agree: the last rank's context may
  * use 4 KiB of device memory, too little for any sort of its 100000 keys,
- * so its local sort fails; the others return CLSORT_ERROR_REMOTE, and every
- * rank's keys are unchanged. */
-static void run_device_failure(void)
+ * so its local sort fails; or (merge set: device-resident steps) the last
+ * rank fails in the merge, after the exchange ($CLSORT_MPI_FAIL_MERGE). The
+ * others return CLSORT_ERROR_REMOTE, and every rank's keys are unchanged. */
+static void run_device_failure(int resident, int merge)
 {
+    setenv("CLSORT_MPI_RESIDENT", resident ? "1" : "0", 1);
+    char last[16];
+    snprintf(last, sizeof last, "%d", nranks - 1);
+    if (merge)
+        setenv("CLSORT_MPI_FAIL_MERGE", last, 1);
     int bad = nranks - 1, me = rank == bad;
     clsort_context *use = ctx, *small = NULL;
-    if (me) {
+    if (me && !merge) {
         clsort_context_config cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.device = getenv("CLSORT_TEST_DEVICE");
@@ -327,7 +344,7 @@ static void run_device_failure(void)
         if (clsort_context_create_with_config(&small, &cfg) == CLSORT_SUCCESS)
             use = small;
     }
-    int have = use != ctx || !me, all = 0;
+    int have = use != ctx || !me || merge, all = 0;
     MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {
         if (rank == 0)
@@ -349,9 +366,12 @@ static void run_device_failure(void)
         if (me && getenv("CLSORT_TEST_VERBOSE"))
             fprintf(stderr, "device failure on rank %d: %s: %s\n", rank, clsort_status_string(s),
                     msg);
+        clsort_mpi_times t;
+        clsort_mpi_last_times(&t);
+        EXPECT(!merge || (t.resident && t.exchange > 0), "device failure: not in the merge");
         if (me) {
-            EXPECT(s == CLSORT_ERROR_TOO_LARGE, "device failure: the failed rank says %s",
-                   clsort_status_string(s));
+            EXPECT(s == (merge ? CLSORT_ERROR_INTERNAL : CLSORT_ERROR_TOO_LARGE),
+                   "device failure: the failed rank says %s", clsort_status_string(s));
         } else {
             char want[32];
             snprintf(want, sizeof want, "rank %d failed", bad);
@@ -363,6 +383,8 @@ static void run_device_failure(void)
     free(keys);
     free(copy);
     clsort_context_release(small);
+    unsetenv("CLSORT_MPI_FAIL_MERGE");
+    unsetenv("CLSORT_MPI_RESIDENT");
 }
 
 /* A communicator whose shared-memory state failed to attach on the last
@@ -550,7 +572,9 @@ int main(int argc, char **argv)
     run_error(MISMATCH_DESCENDING, "directions differ");
     run_error(MISMATCH_VALUE_SIZE, "value sizes differ");
     run_error(MISMATCH_WINDOW, "bit windows differ");
-    run_device_failure();
+    run_device_failure(0, 0);
+    run_device_failure(1, 0);
+    run_device_failure(1, 1);
     run_split_comm();
     run_failed_attach();
     /* still works after the failures */
