@@ -6,7 +6,8 @@
 #
 #   gpu      one rank on one GPU against two ranks on two GPUs, N_GPU u32 keys
 #            per rank from host memory (weak scaling 1 -> 2 ranks): the
-#            single-device host sort (--baseline), the distributed sort on 1
+#            single-device host sort (--baseline) on one GPU and on both at
+#            once (each rank its own keys), the distributed sort on 1
 #            rank, and on 2 ranks reading the runs in the shared window and
 #            exchanging them through MPI (CLSORT_MPI_EXCHANGE=mpi), and with
 #            the elements through host memory between the steps
@@ -150,6 +151,10 @@ stage_gpu() {
     # ranks unbound, so that the host merge's threads spread over the cores
     run gpu_1rank_alone 1 "--bind-to none" -- --device "$d0" --n-per-rank "$N_GPU" \
         --rounds "$ROUNDS" --baseline
+    # both GPUs sorting their own keys alone at once: what the node's host
+    # memory and buses allow two ranks' host-to-host sorts, with no exchange
+    run gpu_2ranks_alone 2 "--bind-to none" -- --device "$devs" --n-per-rank "$N_GPU" \
+        --rounds "$ROUNDS" --baseline
     run gpu_1rank 1 "--bind-to none" -- --device "$d0" --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     run gpu_2ranks 2 "--bind-to none" -- --device "$devs" --n-per-rank "$N_GPU" --rounds "$ROUNDS"
     run gpu_2ranks_mpi 2 "--bind-to none" CLSORT_MPI_EXCHANGE=mpi -- --device "$devs" \
@@ -250,7 +255,8 @@ summary() {
         echo "GPU weak scaling: 2 ranks x $N_GPU in $b ms (shared window), ${s:-?} ms" \
              "(MPI_Alltoallw), $(field gpu_2ranks_host time_ms) ms (through host memory)," \
              "older build ${OLD_TOOL:+$(field gpu_2ranks_old time_ms)} ms;"
-        echo "  one rank alone $a ms, distributed on 1 rank $c ms"
+        echo "  one rank alone $a ms, two ranks alone at once $(field gpu_2ranks_alone time_ms) ms," \
+             "distributed on 1 rank $c ms"
         echo "  weak scaling of the distributed sort 1 -> 2 ranks: efficiency $(ratio "$c" "$b")" \
              "(time on 1 rank / time on 2 ranks, each rank $N_GPU keys)"
         echo "  rate of 2 ranks / rate of 1 rank alone = $(ratio "$(awk -v a="$a" 'BEGIN { print 2 * a }')" "$b")x" \

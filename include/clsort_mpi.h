@@ -25,6 +25,11 @@
  * a CPU device's compute units, else the node's processors per rank, at
  * most 16), or with a second clsort sort ($CLSORT_MPI_MERGE=sort or host
  * chooses; by default the sort on CPU devices with more than 8 ranks).
+ * Ranks on discrete GPUs keep their sorted elements on the device instead:
+ * only the runs that change rank go through host memory, and each rank
+ * sorts its runs on its device and reads the result back once
+ * ($CLSORT_MPI_RESIDENT=1 or 0 forces this on or off; it needs about twice
+ * the local elements in device memory, besides the sort's temporaries).
  *
  * Errors are collective. Every rank takes part in every collective step even
  * when its own arguments are bad, so nobody hangs; when any rank fails, every

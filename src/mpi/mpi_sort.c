@@ -32,6 +32,11 @@
  *     more than 8 ranks, or with $CLSORT_MPI_MERGE=sort) sorted again by
  *     clsort (stable, so ties keep rank order) and read back after a last
  *     agreement.
+ * GPU ranks (every rank's device with memory of its own and room) keep the
+ * elements on the device instead: the split reads the sorted keys there,
+ * only the runs that leave are read back (into the window or the send
+ * buffer), and each rank gathers its runs on the device, sorts them there
+ * and reads the result back once (the device-resident steps below).
  *
  * Only the public API: messages reach the context through
  * clsort_context_set_error. Never prints.
@@ -794,17 +799,21 @@ typedef struct probe {
     size_t *want;            /* the bracket each query needs (SIZE_MAX: none) */
 } probe;
 
-/* Brackets of the sample: 8192, or $CLSORT_MPI_PROBES for the tests, which
- * then also keep at most two brackets read from one round to the next (the
- * drop below PROBE_HOLD bytes). */
+/* Brackets of the sample: n / 16384 (a small read from pageable memory
+ * costs about its size), at least 8192 and at most 65536 (rows of the
+ * rectangular read); or $CLSORT_MPI_PROBES for the tests, which then also
+ * keep at most two brackets read from one round to the next (the drop
+ * beyond PROBE_HOLD bytes). */
 #define PROBE_HOLD ((size_t)64 << 20)
-static size_t probe_brackets(size_t *hold, size_t bracket_bytes)
+static size_t probe_brackets(size_t n, size_t *hold, size_t bracket_bytes)
 {
     const char *e = getenv("CLSORT_MPI_PROBES");
     long long v = e ? atoll(e) : 0;
     *hold = PROBE_HOLD;
-    if (v < 1 || v > (1 << 20))
-        return 8192;
+    if (v < 1 || v > (1 << 20)) {
+        size_t want = n / 16384;
+        return want < 8192 ? 8192 : want > 65536 ? 65536 : want;
+    }
     *hold = 2 * bracket_bytes;
     return (size_t)v;
 }
@@ -828,9 +837,9 @@ static probe *probe_open(job *j, size_t queries)
     probe *pr = calloc(1, sizeof *pr);
     if (!pr)
         return NULL;
-    size_t kb = j->kb, want = probe_brackets(&pr->hold, 0);
+    size_t kb = j->kb, want = probe_brackets(j->n, &pr->hold, 0);
     pr->stride = j->n > want ? (j->n + want - 1) / want : 1;
-    probe_brackets(&pr->hold, pr->stride * kb);
+    probe_brackets(j->n, &pr->hold, pr->stride * kb);
     pr->brackets = j->n ? (j->n + pr->stride - 1) / pr->stride : 0;
     pr->keys = calloc(pr->brackets + 1, sizeof *pr->keys);
     pr->last = malloc(pr->brackets * kb + 1);
