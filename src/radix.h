@@ -48,7 +48,7 @@ typedef struct radix_shape {
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
     size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at,
-        bucket_at, tiled_at, table_at, order_at;
+        bucket_at, tiled_at, table_at, order_at, one_at;
 } radix_shape;
 
 typedef struct radix_buffers {
@@ -123,6 +123,9 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
 clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                               const clsort_radix_job *job, const radix_shape *s,
                               const radix_buffers *b, clsort_seq *seq);
+clsort_status radix_run_one_copy(clsort_context *ctx, clsort_program *prog,
+                                 const clsort_radix_job *job, const radix_shape *s,
+                                 const radix_buffers *b, clsort_seq *seq);
 clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                 const clsort_radix_job *job, const radix_shape *s,
                                 const radix_buffers *b, clsort_seq *seq);

@@ -125,11 +125,12 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
     s->chain_at = s->tiled_at + 2; /* 1 + P words, clsort_radix_chain */
     s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
     s->order_at = s->bucket_at + 1; /* 1 word: the order flags, where a fill zeroes them */
+    s->one_at = s->order_at + 1; /* MSD order's big one-key buckets (ONE_WORDS) */
     /* the look-back areas last, in whole 16-byte words (the upfront
      * count zeroes them: run_upfront), each tile's row starting on a
      * 256-byte boundary: a warp's 32 words then lie in one 128-byte
      * line, where rows 64 bytes off the line straddled two */
-    s->lookback_at = div_up(s->order_at + 1, 64) * 64;
+    s->lookback_at = div_up(s->one_at + ONE_WORDS(R), 64) * 64;
     s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
     /* MSD order's tiles and their table, after the look-back areas */
     radix_msd_shape(ctx, job, s);
@@ -286,6 +287,9 @@ clsort_status radix_run_onesweep(clsort_context *ctx, clsort_program *prog,
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
     if (s->msd) {
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
+        /* where the sample ran: its big one-key buckets (if any) */
+        if (s->tiled || job->n >= RADIX_SAMPLE_MIN)
+            CLSORT_TRY(radix_run_one_copy(ctx, prog, job, s, b, seq));
         CLSORT_TRY(radix_run_buckets(ctx, prog, job, s, b, seq));
     }
     for (cl_uint p = 0; p < s->passes; p++)

@@ -46,6 +46,17 @@
 /* The words after MSD order's four bit words (scratch at bits_at): the tile
  * pass's flag, then its tile counter. */
 #define BITS_TILE_FLAG 4
+/* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
+ * words, zero before the sample): which digits of the top pass the sample
+ * found one key and big (clsort_radix_sample), the pass they belong to (p + 1),
+ * those the copy found to hold other keys, the copy's chunk counter, and
+ * each candidate's key (its order key, low word then high word). */
+#define ONE_CAND 0
+#define ONE_FAILED(r) (r)
+#define ONE_PASS(r) (2 * (r))
+#define ONE_NEXT(r) (2 * (r) + 1)
+#define ONE_KEY(r) (2 * (r) + 2)
+#define ONE_WORDS(r) (4 * (r) + 2)
 
 /* The order check of the upfront count: what it has seen between
  * neighbours, in the sort's order, ORed into one flags word. */

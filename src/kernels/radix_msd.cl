@@ -496,16 +496,34 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
         /* 2: some bucket past the plan's bound, its samples one or two
-         * keys; but none past TILE_ONE_KEY_MAX times the bound: one
-         * work-item reads such a bucket two or three times (its checks, its
-         * copy), which must not take longer than the LSD passes of every
-         * work-item would */
+         * keys. One key: copied by every work-item, chunk by chunk
+         * (clsort_radix_one_copy), whatever its size. Two keys: split by one
+         * work-item, which reads the bucket twice (its check, its split),
+         * so none past TILE_ONE_KEY_MAX times the bound, where that would
+         * take longer than the LSD passes of every work-item */
+        uint most_two = 0;
+        for (uint d = 0; d < RADIX; d++)
+            if (other[d] == 1)
+                most_two = max(most_two, h[d]);
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
-            go = (ulong)most_all * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns ? 2 : 0;
+            go = (ulong)most_two * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns ? 2 : 0;
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
             go = 0;
+        /* the candidates for clsort_radix_one_copy: buckets of a quarter
+         * of the bound and more whose samples are one key (a copy by every
+         * work-item reads such a bucket once, one work-item twice) */
+        if (go) {
+            global uint *one = scratch + one_off;
+            for (uint d = 0; d < RADIX; d++)
+                if (h[d] && other[d] == 0 && (ulong)h[d] * n * 4 > (ulong)msd_max * ns) {
+                    one[ONE_CAND + d] = 1;
+                    one[ONE_KEY(RADIX) + 2 * d] = (uint)first[d];
+                    one[ONE_KEY(RADIX) + 2 * d + 1] = (uint)((ulong)first[d] >> 32);
+                }
+            one[ONE_PASS(RADIX)] = pass + 1;
+        }
     }
     scratch[flag_off] = go;
 }
@@ -953,6 +971,108 @@ inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
 }
 #undef IN_ORDER
 
+/* Keys a chunk of clsort_radix_one_copy's (without tiles); from tiles, at
+ * most ONE_TILE_CHUNKS chunks a bucket */
+#define ONE_CHUNK 65536u
+#define ONE_TILE_CHUNKS 256u
+
+/* The order key of candidate d (clsort_radix_sample), if the sample's
+ * candidates are the plan's top pass's digits (MSD order by another pass
+ * leaves them aside): 1, else 0. */
+inline uint clsort_one_candidate(const global uint *one, const global uint *state, uint d,
+                                 KEY_T *key)
+{
+    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD] || !one[ONE_CAND + d])
+        return 0;
+    *key = (KEY_T)((ulong)one[ONE_KEY(RADIX) + 2 * d] |
+                   (ulong)one[ONE_KEY(RADIX) + 2 * d + 1] << 32);
+    return 1;
+}
+
+/* MSD order's big buckets that the sample found one key (ONE_CAND: from
+ * a quarter of the plan's bound): copied A -> U by every work-item, chunk by chunk (ONE_CHUNK
+ * keys, or, from tiles, one tile's run), each chunk's keys compared with
+ * the candidate's key; a chunk with another key marks the bucket
+ * (ONE_FAILED), which clsort_radix_buckets then sorts after all (it
+ * skips the others). Runs after the top pass, before the buckets; does
+ * nothing without candidates. Work-groups of one work-item, any number. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
+{
+    global uint *one = scratch + one_off;
+    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD])
+        return;
+    const uint top = state[ST_MSD] - 1;
+    ku += ku_off;
+    vu += vu_off;
+#if TILED_OK
+    const bool tiled = state[ST_TILED] != 0;
+    const global uint *tab = scratch + table_off;
+    const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
+    /* tiles a chunk: at most ONE_TILE_CHUNKS chunks a bucket, so that the
+     * chunks' sums of the runs before them stay short */
+    const uint per = (tiles + ONE_TILE_CHUNKS - 1) / ONE_TILE_CHUNKS;
+#else
+    const bool tiled = false;
+    const uint tiles = 1u, per = 1u;
+#endif
+    for (;;) {
+        /* chunk c of the candidates' buckets, in digit order */
+        uint c = atomic_inc(&one[ONE_NEXT(RADIX)]), d = 0;
+        ulong lo = 0, hi = 0, chunks = 0;
+        for (; d < RADIX; d++) {
+            if (!one[ONE_CAND + d])
+                continue;
+            lo = bases[top * RADIX + d];
+            hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+#if TILED_OK
+            chunks = tiled ? (tiles + per - 1) / per : (hi - lo + ONE_CHUNK - 1) / ONE_CHUNK;
+#else
+            chunks = (hi - lo + ONE_CHUNK - 1) / ONE_CHUNK;
+#endif
+            if (hi <= lo)
+                chunks = 0;
+            if (c < chunks)
+                break;
+            c -= (uint)chunks;
+        }
+        if (d == RADIX)
+            return;
+        KEY_T key = 0;
+        clsort_one_candidate(one, state, d, &key);
+        /* the chunk's keys from A[r0, r1) to U from o */
+        ulong r0 = lo + (ulong)c * ONE_CHUNK, r1 = min(r0 + ONE_CHUNK, hi), o = r0;
+#if TILED_OK
+        if (tiled) {
+            o = lo;
+            for (uint t = 0; t < c * per; t++) {
+                ulong a0, a1;
+                clsort_in_tile_run(tab, t, d, n, &a0, &a1);
+                o += a1 - a0;
+            }
+        }
+#endif
+        KEY_T diff = 0;
+        const uint runs = tiled ? min(per, tiles - c * per) : 1u;
+        for (uint t = 0; t < runs; t++) {
+#if TILED_OK
+            if (tiled)
+                clsort_in_tile_run(tab, c * per + t, d, n, &r0, &r1);
+#endif
+            for (ulong i = r0; i < r1; i++, o++) {
+                const KEY_T k = ka[i];
+                diff |= clsort_order_key(k, begin_bit, end_bit, descending) ^ key;
+                ku[o] = k;
+#if HAVE_VALUES
+                vu[o] = va[i];
+#endif
+            }
+        }
+        if (diff)
+            one[ONE_FAILED(RADIX) + d] = 1;
+    }
+}
+
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
  * put every key of digit d into one bucket of temp A, work-group d sorts its
  * bucket by the bits below that digit, alone and in LSD order: one read
@@ -980,6 +1100,11 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const idx_t lo = bases[top * RADIX + d];
     const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
     if (hi <= lo)
+        return;
+    /* a bucket of one key that clsort_radix_one_copy has copied */
+    const global uint *one = next + one_off;
+    KEY_T one_key;
+    if (clsort_one_candidate(one, state, d, &one_key) && !one[ONE_FAILED(RADIX) + d])
         return;
     ku += ku_off;
     vu += vu_off;
