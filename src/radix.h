@@ -123,9 +123,12 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
 clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                               const clsort_radix_job *job, const radix_shape *s,
                               const radix_buffers *b, clsort_seq *seq);
+clsort_status radix_run_one_copy(clsort_context *ctx, clsort_program *prog,
+                                 const clsort_radix_job *job, const radix_shape *s,
+                                 const radix_buffers *b, clsort_seq *seq);
 clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                 const clsort_radix_job *job, const radix_shape *s,
-                                const radix_buffers *b, cl_uint phase, clsort_seq *seq);
+                                const radix_buffers *b, clsort_seq *seq);
 
 /* ---- radix_classic.c: the classic passes */
 

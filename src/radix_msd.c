@@ -131,12 +131,11 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
 }
 
 /* The buckets of MSD order (clsort_radix_buckets), after the top pass's
- * launch: one work-item per bucket, phase 0 copying the big one-key
- * buckets too, phase 1 sorting those of them that held other keys after
- * all; does nothing when the plan chose LSD order. */
+ * launch: one work-item per bucket; does nothing when the plan chose LSD
+ * order. */
 clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                 const clsort_radix_job *job, const radix_shape *s,
-                                const radix_buffers *b, cl_uint phase, clsort_seq *seq)
+                                const radix_buffers *b, clsort_seq *seq)
 {
     cl_kernel kbk;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
@@ -153,7 +152,32 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                .descending = CLSORT_ARG(desc),
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .next = CLSORT_ARG(b->scratch), .next_off = CLSORT_ARG(next_off),
-                               .table_off = CLSORT_ARG(table_off), .one_off = CLSORT_ARG(one_off),
-                               .phase = CLSORT_ARG(phase)));
+                               .table_off = CLSORT_ARG(table_off), .one_off = CLSORT_ARG(one_off)));
     return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
+}
+
+/* MSD order's big one-key buckets (clsort_radix_one_copy), after the top
+ * pass's launch, before the buckets: copied by two work-items a compute
+ * unit, chunk by chunk; does nothing without them. */
+clsort_status radix_run_one_copy(clsort_context *ctx, clsort_program *prog,
+                                 const clsort_radix_job *job, const radix_shape *s,
+                                 const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_one_copy", &k));
+    cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, one_off = s->one_at,
+             table_off = s->table_at;
+    cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
+    idx_arg a_n;
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_one_copy, .ku = CLSORT_ARG(b->ku),
+                               .ku_off = CLSORT_ARG(ku_off), .ka = CLSORT_ARG(b->ka),
+                               .vu = CLSORT_ARG(b->vu), .vu_off = CLSORT_ARG(vu_off),
+                               .va = CLSORT_ARG(b->va), .n = idx_of(s, &a_n, job->n),
+                               .begin_bit = CLSORT_ARG(begin), .end_bit = CLSORT_ARG(end),
+                               .descending = CLSORT_ARG(desc), .state = CLSORT_ARG(b->state),
+                               .bases = CLSORT_ARG(b->bases), .scratch = CLSORT_ARG(b->scratch),
+                               .one_off = CLSORT_ARG(one_off),
+                               .table_off = CLSORT_ARG(table_off)));
+    const size_t units = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
+    return clsort_launch(ctx, k, "clsort_radix_one_copy", 2 * units, 1, seq);
 }

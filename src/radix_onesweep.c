@@ -287,10 +287,10 @@ clsort_status radix_run_onesweep(clsort_context *ctx, clsort_program *prog,
         CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_carry", &kc));
     if (s->msd) {
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
-        CLSORT_TRY(radix_run_buckets(ctx, prog, job, s, b, 0, seq));
-        /* where the sample ran: the big one-key buckets that were not */
+        /* where the sample ran: its big one-key buckets (if any) */
         if (s->tiled || job->n >= RADIX_SAMPLE_MIN)
-            CLSORT_TRY(radix_run_buckets(ctx, prog, job, s, b, 1, seq));
+            CLSORT_TRY(radix_run_one_copy(ctx, prog, job, s, b, seq));
+        CLSORT_TRY(radix_run_buckets(ctx, prog, job, s, b, seq));
     }
     for (cl_uint p = 0; p < s->passes; p++)
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, p, s->fold && p + 1 == s->passes,

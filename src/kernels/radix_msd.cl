@@ -497,7 +497,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
         /* 2: some bucket past the plan's bound, its samples one or two
          * keys. One key: copied by every work-item, chunk by chunk
-         * (clsort_one_chunk), whatever its size. Two keys: split by one
+         * (clsort_radix_one_copy), whatever its size. Two keys: split by one
          * work-item, which reads the bucket twice (its check, its split),
          * so none past TILE_ONE_KEY_MAX times the bound, where that would
          * take longer than the LSD passes of every work-item */
@@ -511,7 +511,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
             go = 0;
-        /* the candidates for clsort_one_chunk: buckets of a quarter
+        /* the candidates for clsort_radix_one_copy: buckets of a quarter
          * of the bound and more whose samples are one key (a copy by every
          * work-item reads such a bucket once, one work-item twice) */
         if (go) {
@@ -971,7 +971,7 @@ inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
 }
 #undef IN_ORDER
 
-/* Keys a chunk of clsort_one_chunk (without tiles); from tiles, at
+/* Keys a chunk of clsort_radix_one_copy's (without tiles); from tiles, at
  * most ONE_TILE_CHUNKS chunks a bucket */
 #define ONE_CHUNK 65536u
 #define ONE_TILE_CHUNKS 256u
@@ -989,21 +989,25 @@ inline uint clsort_one_candidate(const global uint *one, const global uint *stat
     return 1;
 }
 
-/* Chunk c of MSD order's big buckets that the sample found one key
- * (ONE_CAND: from a quarter of the plan's bound), in digit order: copied
- * A -> U (ONE_CHUNK keys, or, from tiles, the runs of a group of tiles),
- * its keys compared with the candidate's key; a chunk with another key
- * marks the bucket (ONE_FAILED), which the buckets' second launch sorts
- * after all. Returns 0 past the last chunk. */
-inline uint clsort_one_chunk(uint c, global KEY_T *ku, const global KEY_T *ka, global VAL_T *vu,
-                             const global VAL_T *va, idx_t n, uint begin_bit, uint end_bit,
-                             uint descending, const global uint *state,
-                             const global idx_t *bases, global uint *one,
-                             const global uint *tab)
+/* MSD order's big buckets that the sample found one key (ONE_CAND: from
+ * a quarter of the plan's bound): copied A -> U by every work-item, chunk by chunk (ONE_CHUNK
+ * keys, or, from tiles, one tile's run), each chunk's keys compared with
+ * the candidate's key; a chunk with another key marks the bucket
+ * (ONE_FAILED), which clsort_radix_buckets then sorts after all (it
+ * skips the others). Runs after the top pass, before the buckets; does
+ * nothing without candidates. Work-groups of one work-item, any number. */
+kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
 {
+    global uint *one = scratch + one_off;
+    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD])
+        return;
     const uint top = state[ST_MSD] - 1;
+    ku += ku_off;
+    vu += vu_off;
 #if TILED_OK
     const bool tiled = state[ST_TILED] != 0;
+    const global uint *tab = scratch + table_off;
     const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
     /* tiles a chunk: at most ONE_TILE_CHUNKS chunks a bucket, so that the
      * chunks' sums of the runs before them stay short */
@@ -1012,54 +1016,61 @@ inline uint clsort_one_chunk(uint c, global KEY_T *ku, const global KEY_T *ka, g
     const bool tiled = false;
     const uint tiles = 1u, per = 1u;
 #endif
-    uint d = 0;
-    ulong lo = 0, hi = 0, chunks = 0;
-    for (; d < RADIX; d++) {
-        if (!one[ONE_CAND + d])
-            continue;
-        lo = bases[top * RADIX + d];
-        hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
-        chunks = hi <= lo ? 0 : tiled ? (tiles + per - 1) / per : (hi - lo + ONE_CHUNK - 1) / ONE_CHUNK;
-        if (c < chunks)
-            break;
-        c -= (uint)chunks;
-    }
-    if (d == RADIX)
-        return 0;
-    KEY_T key = 0;
-    clsort_one_candidate(one, state, d, &key);
-    /* the chunk's keys from A[r0, r1) (from tiles: each tile's run) to U
-     * from o */
-    ulong r0 = lo + (ulong)c * ONE_CHUNK, r1 = min(r0 + ONE_CHUNK, hi), o = r0;
+    for (;;) {
+        /* chunk c of the candidates' buckets, in digit order */
+        uint c = atomic_inc(&one[ONE_NEXT(RADIX)]), d = 0;
+        ulong lo = 0, hi = 0, chunks = 0;
+        for (; d < RADIX; d++) {
+            if (!one[ONE_CAND + d])
+                continue;
+            lo = bases[top * RADIX + d];
+            hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
 #if TILED_OK
-    if (tiled) {
-        o = lo;
-        for (uint t = 0; t < c * per; t++) {
-            ulong a0, a1;
-            clsort_in_tile_run(tab, t, d, n, &a0, &a1);
-            o += a1 - a0;
+            chunks = tiled ? (tiles + per - 1) / per : (hi - lo + ONE_CHUNK - 1) / ONE_CHUNK;
+#else
+            chunks = (hi - lo + ONE_CHUNK - 1) / ONE_CHUNK;
+#endif
+            if (hi <= lo)
+                chunks = 0;
+            if (c < chunks)
+                break;
+            c -= (uint)chunks;
         }
-    }
-#endif
-    KEY_T diff = 0;
-    const uint runs = tiled ? min(per, tiles - c * per) : 1u;
-    for (uint t = 0; t < runs; t++) {
+        if (d == RADIX)
+            return;
+        KEY_T key = 0;
+        clsort_one_candidate(one, state, d, &key);
+        /* the chunk's keys from A[r0, r1) to U from o */
+        ulong r0 = lo + (ulong)c * ONE_CHUNK, r1 = min(r0 + ONE_CHUNK, hi), o = r0;
 #if TILED_OK
-        if (tiled)
-            clsort_in_tile_run(tab, c * per + t, d, n, &r0, &r1);
+        if (tiled) {
+            o = lo;
+            for (uint t = 0; t < c * per; t++) {
+                ulong a0, a1;
+                clsort_in_tile_run(tab, t, d, n, &a0, &a1);
+                o += a1 - a0;
+            }
+        }
 #endif
-        for (ulong i = r0; i < r1; i++, o++) {
-            const KEY_T k = ka[i];
-            diff |= clsort_order_key(k, begin_bit, end_bit, descending) ^ key;
-            ku[o] = k;
+        KEY_T diff = 0;
+        const uint runs = tiled ? min(per, tiles - c * per) : 1u;
+        for (uint t = 0; t < runs; t++) {
+#if TILED_OK
+            if (tiled)
+                clsort_in_tile_run(tab, c * per + t, d, n, &r0, &r1);
+#endif
+            for (ulong i = r0; i < r1; i++, o++) {
+                const KEY_T k = ka[i];
+                diff |= clsort_order_key(k, begin_bit, end_bit, descending) ^ key;
+                ku[o] = k;
 #if HAVE_VALUES
-            vu[o] = va[i];
+                vu[o] = va[i];
 #endif
+            }
         }
+        if (diff)
+            one[ONE_FAILED(RADIX) + d] = 1;
     }
-    if (diff)
-        one[ONE_FAILED(RADIX) + d] = 1;
-    return 1;
 }
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
@@ -1078,43 +1089,25 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     if (!state[ST_MSD])
         return;
     const uint top = state[ST_MSD] - 1;
-    ku += ku_off;
-    vu += vu_off;
-    global uint *one = next + one_off;
-    KEY_T one_key;
     /* The bucket: the next not taken (a counter zeroed with the sort's
      * scratch), not the group's number. PoCL hands each thread a run of
      * groups at once (a sixteenth of them on 16 threads): numbered buckets
      * would be shared out before any ran, and a thread that the system
      * holds back would hold up the whole phase with its run. Taken at run
-     * time, the buckets go to the threads that are running.
-     * The first launch (phase 0) also copies the big one-key buckets
-     * (clsort_one_chunk): a work-item whose bucket is one of them takes the
-     * next, and past the last bucket the chunks, until none is left, while
-     * the others sort theirs. The second (phase 1) sorts those of them
-     * whose copy found other keys. */
-    global uint *counter = phase ? &one[ONE_NEXT(RADIX)] : &next[next_off];
-    uint d;
-    for (;;) {
-        const uint u = atomic_inc(counter);
-        if (u >= RADIX) {
-            if (phase == 1 ||
-                !clsort_one_chunk(u - RADIX, ku, ka, vu, va, n, begin_bit, end_bit, descending,
-                                  state, bases, one, next + table_off))
-                return;
-            continue;
-        }
-        const bool cand = clsort_one_candidate(one, state, u, &one_key);
-        if (phase == 1 ? cand && one[ONE_FAILED(RADIX) + u] : !cand) {
-            d = u;
-            break;
-        }
-    }
+     * time, the buckets go to the threads that are running. */
+    const uint d = atomic_inc(&next[next_off]);
     /* bases' first row (portion 0) holds where each digit starts overall */
     const idx_t lo = bases[top * RADIX + d];
     const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
     if (hi <= lo)
         return;
+    /* a bucket of one key that clsort_radix_one_copy has copied */
+    const global uint *one = next + one_off;
+    KEY_T one_key;
+    if (clsort_one_candidate(one, state, d, &one_key) && !one[ONE_FAILED(RADIX) + d])
+        return;
+    ku += ku_off;
+    vu += vu_off;
 #if TILED_OK
     /* MSD order from tiles: the bucket's keys lie in A as one run per tile */
     const bool tiled = state[ST_TILED] != 0;
