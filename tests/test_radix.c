@@ -798,6 +798,34 @@ void test_radix_tiled(void)
             ok = ok && msd == want;
         }
     clsort_context_release(ctx);
+    /* The bound at a sixteenth of a share (msd_bound 1): two buckets of n /
+     * 2 keys past TILE_ONE_KEY_MAX times it on any CPU of 2 units or more,
+     * copied by every work-item, chunk by chunk (clsort_radix_one_copy),
+     * from tiles and without; with others that the sample does not see,
+     * the bucket that holds them found out by its copy and sorted after
+     * all; keys and pairs, both orders. MSD order on any CPU. */
+    static const uint32_t two_keys[] = {0x9abcdef0u, 0x12345678u};
+    for (int v = 0; ok && v < 2; v++) {
+        if (v == 0)
+            snprintf(spec, sizeof spec, "%sradix_bits=8,large_min=0,msd_bound=1", base);
+        else
+            snprintf(spec, sizeof spec, "%s", PLAIN_MSD ",msd_bound=1");
+        ctx = test_context(spec);
+        if (!ctx)
+            return;
+        for (int m = 0; ok && m < 8; m++) {
+            ok = tiled_keys(ctx, spec, v ? 1100009 : 200003, two_keys, 2, m & 4 ? 100 : 0, m & 1,
+                            0, (m >> 1) & 1, 0);
+            const int msd = clsort_radix_last_msd(ctx);
+            CHECK(!ok || msd > 0, "%s, two keys%s: MSD order not taken", spec,
+                  m & 4 ? " and others" : "");
+            ok = ok && msd > 0 &&
+                 tiled_as_expected(ctx, v == 0 && built ? 1 : -1, spec, "two keys, msd_bound 1");
+        }
+        clsort_context_release(ctx);
+    }
+    if (!ok)
+        return;
     /* The plan's bound itself (msd_bound, sixteenths of a compute unit's
      * share): 40% of the keys in one top digit, their lower bits random
      * (not one key), the rest spread. A quarter of a share takes it in MSD

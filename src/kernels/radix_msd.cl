@@ -496,11 +496,11 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
         /* 2: some bucket past the plan's bound, its samples one or two
-         * keys. One key: copied by every work-item, chunk by chunk
-         * (clsort_radix_one_copy), whatever its size. Two keys: split by one
-         * work-item, which reads the bucket twice (its check, its split),
-         * so none past TILE_ONE_KEY_MAX times the bound, where that would
-         * take longer than the LSD passes of every work-item */
+         * keys. One work-item reads such a bucket twice (its check, its
+         * copy or split), which must not take longer than the LSD passes
+         * of every work-item: up to TILE_ONE_KEY_MAX times the bound. One
+         * key past that: copied by every work-item, chunk by chunk
+         * (clsort_radix_one_copy), whatever its size; two keys: none */
         uint most_two = 0;
         for (uint d = 0; d < RADIX; d++)
             if (other[d] == 1)
@@ -511,13 +511,16 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
             go = 0;
-        /* the candidates for clsort_radix_one_copy: buckets of a quarter
-         * of the bound and more whose samples are one key (a copy by every
-         * work-item reads such a bucket once, one work-item twice) */
+        /* the candidates for clsort_radix_one_copy: buckets whose samples
+         * are one key past what one work-item may take (TILE_ONE_KEY_MAX
+         * times the bound). Smaller ones stay with the buckets' launch,
+         * where one work-item copies each while the others sort theirs
+         * (the copies' launch would run before them, not beside) */
         if (go) {
             global uint *one = scratch + one_off;
             for (uint d = 0; d < RADIX; d++)
-                if (h[d] && other[d] == 0 && (ulong)h[d] * n * 4 > (ulong)msd_max * ns) {
+                if (h[d] && other[d] == 0 &&
+                    (ulong)h[d] * n > (ulong)TILE_ONE_KEY_MAX * msd_max * ns) {
                     one[ONE_CAND + d] = 1;
                     one[ONE_KEY(RADIX) + 2 * d] = (uint)first[d];
                     one[ONE_KEY(RADIX) + 2 * d + 1] = (uint)((ulong)first[d] >> 32);
@@ -989,13 +992,14 @@ inline uint clsort_one_candidate(const global uint *one, const global uint *stat
     return 1;
 }
 
-/* MSD order's big buckets that the sample found one key (ONE_CAND: from
- * a quarter of the plan's bound): copied A -> U by every work-item, chunk by chunk (ONE_CHUNK
- * keys, or, from tiles, one tile's run), each chunk's keys compared with
- * the candidate's key; a chunk with another key marks the bucket
- * (ONE_FAILED), which clsort_radix_buckets then sorts after all (it
- * skips the others). Runs after the top pass, before the buckets; does
- * nothing without candidates. Work-groups of one work-item, any number. */
+/* MSD order's big buckets that the sample found one key (ONE_CAND: past
+ * TILE_ONE_KEY_MAX times the plan's bound): copied A -> U by every
+ * work-item, chunk by chunk (ONE_CHUNK keys, or, from tiles, the runs of a
+ * group of tiles), each chunk's keys compared with the candidate's key; a
+ * chunk with another key marks the bucket (ONE_FAILED), which
+ * clsort_radix_buckets then sorts after all, by one work-item (it skips
+ * the others). Runs after the top pass, before the buckets; does nothing
+ * without candidates. Work-groups of one work-item, any number. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
 {
