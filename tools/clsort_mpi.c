@@ -57,7 +57,10 @@ static void usage(FILE *f)
             "  --seed S          generator seed (default 20111; rank r uses S + r, but\n"
             "                    all-equal gives every rank the same key)\n"
             "\n"
-            "Environment: CLSORT_MPI_MERGE=host|sort picks the merge of received runs.\n");
+            "Environment: CLSORT_MPI_MERGE=host|sort picks the merge of received runs;\n"
+            "CLSORT_MPI_RESIDENT=1|0 keeps the elements on the devices between the steps\n"
+            "(default on discrete GPUs) or not; CLSORT_MPI_EXCHANGE=mpi exchanges through\n"
+            "MPI_Alltoallw even where the ranks share a node.\n");
 }
 
 static int parse_size(const char *s, size_t *out)
