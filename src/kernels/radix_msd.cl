@@ -429,6 +429,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_SAMPLES(n) ((n) >= (32ul << 20) ? 4096u : (n) >= (16ul << 20) ? 2048u : 1024u)
 #define TILE_MIXED_MAX 8u
 #define TILE_ONE_KEY_MAX 8u /* times the plan's bound: 2 n / compute units */
+#define TILE_TWO_KEY_MAX 12u /* the same for a bucket of two keys: 3 n / compute units */
 
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
  * samples ku[i n / ns] put no more than msd_max * ns / n
@@ -498,15 +499,18 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         /* 2: some bucket past the plan's bound, its samples one or two
          * keys. One work-item reads such a bucket twice (its check, its
          * copy or split), which must not take longer than the LSD passes
-         * of every work-item: up to TILE_ONE_KEY_MAX times the bound. One
-         * key past that: copied by every work-item, chunk by chunk
-         * (clsort_radix_one_copy), whatever its size; two keys: none */
+         * of every work-item: one key up to TILE_ONE_KEY_MAX times the
+         * bound, and past that copied by every work-item, chunk by chunk
+         * (clsort_radix_one_copy), whatever its size; two keys up to
+         * TILE_TWO_KEY_MAX times (about where its split costs the LSD
+         * passes' share: a bucket near the cap must not fall either side
+         * by the sample's noise) */
         uint most_two = 0;
         for (uint d = 0; d < RADIX; d++)
             if (other[d] == 1)
                 most_two = max(most_two, h[d]);
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
-            go = (ulong)most_two * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns ? 2 : 0;
+            go = (ulong)most_two * n <= (ulong)TILE_TWO_KEY_MAX * msd_max * ns ? 2 : 0;
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
