@@ -813,7 +813,8 @@ void test_radix_tiled(void)
         ctx = test_context(spec);
         if (!ctx)
             return;
-        for (int m = 0; ok && m < 8; m++) {
+        /* (without tiles, 2^20 keys and more: three of the eight) */
+        for (int m = 0; ok && m < 8; m += v ? 3 : 1) {
             ok = tiled_keys(ctx, spec, v ? 1100009 : 200003, two_keys, 2, m & 4 ? 100 : 0, m & 1,
                             0, (m >> 1) & 1, 0);
             const int msd = clsort_radix_last_msd(ctx);
