@@ -424,7 +424,8 @@ clsort_status clsort_argsort_buffer(clsort_context *ctx, clsort_type key_type, c
  * already on the context's queue; blocks until the copy is done. For code
  * that keeps its data on the device between sorts. A failure found before
  * the copy starts (arguments, pinned memory) writes nothing; a device fault
- * during a read may leave dst partly written. */
+ * during the copy may leave its destination (dst, or the buffer's range)
+ * partly written. */
 clsort_status clsort_buffer_write(clsort_context *ctx, cl_mem buffer, size_t offset,
                                   const void *src, size_t bytes);
 clsort_status clsort_buffer_read(clsort_context *ctx, cl_mem buffer, size_t offset, void *dst,

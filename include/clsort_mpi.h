@@ -29,7 +29,9 @@
  * only the runs that change rank go through host memory, and each rank
  * sorts its runs on its device and reads the result back once
  * ($CLSORT_MPI_RESIDENT=1 or 0 forces this on or off; it needs about twice
- * the local elements in device memory, besides the sort's temporaries).
+ * the local elements in device memory, besides the sort's temporaries;
+ * where a rank's card has no room after all, every rank sorts through host
+ * memory instead).
  *
  * Errors are collective. Every rank takes part in every collective step even
  * when its own arguments are bad, so nobody hangs; when any rank fails, every
@@ -39,7 +41,9 @@
  * pairs or keys, value_size, begin_bit, end_bit, descending) must agree on
  * every rank; when they do not, every rank returns
  * CLSORT_ERROR_INVALID_ARGUMENT with a message naming the ranks that differ.
- * On any failure the caller's keys and values are unchanged on every rank.
+ * On any failure the caller's keys and values are unchanged on every rank,
+ * except a device fault while a rank copies its result back (after the
+ * last agreement), which may leave that rank's arrays partly written.
  * (A failure inside MPI itself follows the communicator's error handler,
  * which by default aborts the job.) comm must be a valid intracommunicator
  * and MPI must be initialised; with comm == MPI_COMM_NULL or MPI not

@@ -504,7 +504,7 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
     } else {
         /* MSD order needs the top pass's counts and which bits vary, and
          * the sample whether buckets past the bound are one key each */
-        if (route == ROUTE_MSD && job->n >= RADIX_SAMPLE_MIN)
+        if (route == ROUTE_MSD && radix_samples(job, s))
             CLSORT_TRY(radix_run_sample(ctx, prog, job, s, b, seq));
         CLSORT_TRY(run_upfront(ctx, prog, job, s, b, s->passes - 1, s->passes, 1, GATE_NONE,
                                onesweep, true, seq));

@@ -120,6 +120,14 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
 /* MSD order without tiles samples the input from this many keys on: the
  * sample's launch then costs little against the sort */
 #define RADIX_SAMPLE_MIN ((size_t)1 << 20)
+/* Whether a sort of this shape in MSD order runs the sample (from tiles
+ * always, else from RADIX_SAMPLE_MIN keys on): where it does, its big
+ * one-key buckets must be copied (clsort_radix_one_copy) before the buckets'
+ * launch, which skips them. */
+static inline bool radix_samples(const clsort_radix_job *job, const radix_shape *s)
+{
+    return s->msd && (s->tiled || job->n >= RADIX_SAMPLE_MIN);
+}
 clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                               const clsort_radix_job *job, const radix_shape *s,
                               const radix_buffers *b, clsort_seq *seq);

@@ -130,7 +130,7 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
      * count zeroes them: run_upfront), each tile's row starting on a
      * 256-byte boundary: a warp's 32 words then lie in one 128-byte
      * line, where rows 64 bytes off the line straddled two */
-    s->lookback_at = div_up(s->one_at + ONE_WORDS(R), 64) * 64;
+    s->lookback_at = div_up(s->one_at + (s->msd ? ONE_WORDS(R) : 0), 64) * 64;
     s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
     /* MSD order's tiles and their table, after the look-back areas */
     radix_msd_shape(ctx, job, s);
@@ -272,9 +272,10 @@ static clsort_status run_chain(clsort_context *ctx, clsort_program *prog,
                          s->os_wg, seq);
 }
 
-/* With s->msd, first MSD order's launches: the top pass, then the buckets
- * (both do nothing when the plan chose LSD order), then the LSD passes
- * (which do nothing when it chose MSD order). */
+/* With s->msd, first MSD order's launches: the top pass, the copy of the
+ * sample's big one-key buckets, then the buckets (all do nothing when the
+ * plan chose LSD order), then the LSD passes (which do nothing when it
+ * chose MSD order). */
 clsort_status radix_run_onesweep(clsort_context *ctx, clsort_program *prog,
                                  const clsort_radix_job *job, const radix_shape *s,
                                  const radix_buffers *b, clsort_seq *seq)
@@ -288,7 +289,7 @@ clsort_status radix_run_onesweep(clsort_context *ctx, clsort_program *prog,
     if (s->msd) {
         CLSORT_TRY(run_onesweep_pass(ctx, k, kc, job, s, b, MSD_LAUNCH, 0, seq));
         /* where the sample ran: its big one-key buckets (if any) */
-        if (s->tiled || job->n >= RADIX_SAMPLE_MIN)
+        if (radix_samples(job, s))
             CLSORT_TRY(radix_run_one_copy(ctx, prog, job, s, b, seq));
         CLSORT_TRY(radix_run_buckets(ctx, prog, job, s, b, seq));
     }

@@ -47,10 +47,11 @@
  * pass's flag, then its tile counter. */
 #define BITS_TILE_FLAG 4
 /* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
- * words, zero before the sample): which digits of the top pass the sample
- * found one key and big (clsort_radix_sample), the pass they belong to (p + 1),
- * those the copy found to hold other keys, the copy's chunk counter, and
- * each candidate's key (its order key, low word then high word). */
+ * words, MSD shapes only, zero before the sample), in this order: which
+ * digits of the top pass the sample found one key and big
+ * (clsort_radix_sample), those the copy found to hold other keys, the pass
+ * they belong to (p + 1), the copy's chunk counter, and each candidate's
+ * key (its order key, low word then high word). */
 #define ONE_CAND 0
 #define ONE_FAILED(r) (r)
 #define ONE_PASS(r) (2 * (r))

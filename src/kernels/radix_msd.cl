@@ -1017,8 +1017,8 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
     const bool tiled = state[ST_TILED] != 0;
     const global uint *tab = scratch + table_off;
     const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
-    /* tiles a chunk: at most ONE_TILE_CHUNKS chunks a bucket, so that the
-     * chunks' sums of the runs before them stay short */
+    /* tiles a chunk: at most ONE_TILE_CHUNKS chunks a bucket (each chunk
+     * sums the bucket's runs in the tiles before it, up to all of them) */
     const uint per = (tiles + ONE_TILE_CHUNKS - 1) / ONE_TILE_CHUNKS;
 #else
     const bool tiled = false;

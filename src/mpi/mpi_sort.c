@@ -767,15 +767,22 @@ static clsort_status agree(job *j)
 
 /* A status agreed by every rank after a local step (MPI_MINLOC: the most
  * negative code, from the lowest rank that has it, names the failure). */
-static clsort_status agree_status(job *j, clsort_status mine)
+static clsort_status agree_status_as(job *j, clsort_status mine, int *agreed)
 {
     struct {
         int status, rank;
     } in = {mine, j->rank}, out;
     MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, j->comm);
+    if (agreed)
+        *agreed = out.status;
     if (mine != CLSORT_SUCCESS || out.status == CLSORT_SUCCESS)
         return mine;
     return remote_failure(j, out.rank, out.status);
+}
+
+static clsort_status agree_status(job *j, clsort_status mine)
+{
+    return agree_status_as(j, mine, NULL);
 }
 
 /* The split's search: bits of the boundary keys found per round, and the
@@ -912,8 +919,10 @@ static int probe_bounds(job *j, probe *pr, size_t queries, const uint64_t *lo,
             continue;
         size_t from = b * s, count = from + s < j->n ? s : j->n - from;
         pr->keys[b] = malloc(s * kb);
-        if (!pr->keys[b])
-            return 0;
+        if (!pr->keys[b]) {
+            err = CL_OUT_OF_HOST_MEMORY; /* (the reads queued so far finish first) */
+            break;
+        }
         pr->held += s * kb;
         err = clEnqueueReadBuffer(q, j->dk, CL_FALSE, from * kb, count * kb, pr->keys[b], 0, NULL,
                                   NULL);
@@ -1061,6 +1070,8 @@ static clsort_status split(job *j, unsigned *rounds)
     mpi |= MPI_Alltoall(send, 1, MPI_UINT64_T, j->recv, 1, MPI_UINT64_T, j->comm);
     if (j->shared) /* where each peer's run for this rank starts in its copy */
         mpi |= MPI_Alltoall(j->cut, 1, MPI_UINT64_T, j->src_at, 1, MPI_UINT64_T, j->comm);
+    probe_free(j->probe); /* (its reads are done) */
+    j->probe = NULL;
     uint64_t got = 0;
     for (int r = 0; r < p; r++)
         got += j->recv[r];
@@ -1707,6 +1718,11 @@ static clsort_status cl_failure(job *j, cl_int err, const char *what)
  * into dk (and dv) through clsort's host path and sorted there. */
 static clsort_status resident_sort(job *j, int touch)
 {
+    /* $CLSORT_MPI_FAIL_RESIDENT=r: rank r's card has no room (the tests'
+     * way to the fallback through host memory) */
+    const char *fail = getenv("CLSORT_MPI_FAIL_RESIDENT");
+    if (fail && *fail && atoi(fail) == j->rank)
+        return cl_failure(j, CL_MEM_OBJECT_ALLOCATION_FAILURE, "allocating the device copy");
     if (j->n == 0)
         return CLSORT_SUCCESS;
     cl_context cl = clsort_context_cl_context(j->ctx);
@@ -1876,10 +1892,27 @@ static clsort_status run(job *j, clsort_status s)
     /* 2: the local sort, from the caller's arrays into sk, sv (in the
      * shared window, whose last readers passed step 1's collectives) */
     window_sync(j);
+    int agreed = CLSORT_SUCCESS;
     s = j->resident ? resident_sort(j, j->fresh && wants_touch(j))
                     : local_sort(j, j->fresh && wants_touch(j));
     window_sync(j);
-    s = agree_status(j, s);
+    s = agree_status_as(j, s, &agreed);
+    if (j->resident && agreed == CLSORT_ERROR_OUT_OF_DEVICE_MEMORY) {
+        /* a card without room for its copy (ranks that share a card, or
+         * other allocations on it): every rank sorts through host memory
+         * instead, the caller's arrays still untouched */
+        cl_mem bufs[2] = {j->dk, j->dv};
+        for (int i = 0; i < 2; i++)
+            if (bufs[i])
+                clReleaseMemObject(bufs[i]);
+        j->dk = j->dv = NULL;
+        j->resident = 0;
+        t->resident = 0;
+        window_sync(j);
+        s = local_sort(j, 0);
+        window_sync(j);
+        s = agree_status(j, s);
+    }
     window_sync(j);
     t->local_sort = MPI_Wtime() - t1;
     t1 = MPI_Wtime();

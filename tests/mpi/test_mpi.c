@@ -206,6 +206,8 @@ static void run_case(const tcase *c, unsigned index)
     else
         setenv("CLSORT_MPI_RESIDENT", "0", 1);
     setenv("CLSORT_MPI_PROBES", index % 3 == 0 ? "3" : index % 3 == 1 ? "1000" : "4096", 1);
+    if (getenv("CLSORT_MPI_FAIL_RESIDENT")) /* (run_fallback) */
+        resident = 0;
     size_t kb = clsort_type_size(c->type), vb = c->value_size;
     size_t n = local_n(c, rank);
     uint64_t first = 0;
@@ -575,6 +577,14 @@ int main(int argc, char **argv)
     run_device_failure(0, 0);
     run_device_failure(1, 0);
     run_device_failure(1, 1);
+    /* no room on the last rank's card: every rank sorts through host
+     * memory instead, and the sort succeeds (run_case checks the route) */
+    char last[16];
+    snprintf(last, sizeof last, "%d", nranks - 1);
+    setenv("CLSORT_MPI_FAIL_RESIDENT", last, 1);
+    setenv("CLSORT_MPI_RESIDENT", "1", 1);
+    run_case(&cases[17], 101);
+    unsetenv("CLSORT_MPI_FAIL_RESIDENT");
     run_split_comm();
     run_failed_attach();
     /* still works after the failures */
