@@ -517,14 +517,21 @@ static size_t natural_align(size_t x)
 
 static bool aligned_to(const void *p, size_t a) { return ((uintptr_t)p & (a - 1)) == 0; }
 
+/* The context's route for host memory: $CLSORT_HOST_PATH, else mapped where
+ * the device shares host memory and staged elsewhere. */
+static unsigned context_path(const clsort_context *ctx)
+{
+    if (ctx->host_path != CLSORT_HOST_AUTO)
+        return ctx->host_path;
+    return ctx->facts.host_unified ? CLSORT_HOST_MAPPED : CLSORT_HOST_STAGED;
+}
+
 /* The route of host arrays: in place where the device shares host memory
  * and every array is aligned to its elements (the kernels load them whole),
  * else copied. */
 static unsigned host_path(const clsort_context *ctx, const request *rq, const host_arrays *ha)
 {
-    unsigned path = ctx->host_path;
-    if (path == CLSORT_HOST_AUTO)
-        path = ctx->facts.host_unified ? CLSORT_HOST_MAPPED : CLSORT_HOST_STAGED;
+    unsigned path = context_path(ctx);
     if (path == CLSORT_HOST_MAPPED &&
         (!aligned_to(ha->keys_in, rq->job.key.bytes) ||
          (ha->keys_out && !aligned_to(ha->keys_out, rq->job.key.bytes)) ||
@@ -946,14 +953,10 @@ static clsort_status buffer_copy(clsort_context *ctx, const char *fn, cl_mem buf
         return clsort_fail(ctx, CLSORT_ERROR_INVALID_ARGUMENT, "%s: the host pointer is NULL", fn);
     if (bytes == 0)
         return CLSORT_SUCCESS;
-    unsigned path = ctx->host_path;
-    if (path == CLSORT_HOST_AUTO)
-        path = ctx->facts.host_unified ? CLSORT_HOST_MAPPED : CLSORT_HOST_STAGED;
-    clsort_team *team = path != CLSORT_HOST_COPY && bytes >= ctx->stage_min
-                            ? clsort_team_start(clsort_host_threads(ctx))
-                            : NULL;
+    clsort_team *team =
+        clsort_host_staged(ctx, bytes) ? clsort_team_start(clsort_host_threads(ctx)) : NULL;
     clsort_status st;
-    if (path == CLSORT_HOST_MAPPED)
+    if (context_path(ctx) == CLSORT_HOST_MAPPED)
         st = clsort_host_map_copy(ctx, team, buf, off, host, bytes, to_buffer);
     else if (to_buffer)
         st = clsort_host_upload(ctx, team, buf, off, host, bytes);

@@ -481,9 +481,10 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * it is sorted all the same, by one work-item.
          * Elsewhere (Zipf's rare values share the common ones' buckets) the
          * bound holds for every bucket. */
-        uint most = 0, most_all = 0, mixed = 0;
+        uint most = 0, most_all = 0, most_two = 0, mixed = 0;
         for (uint d = 0; d < RADIX; d++) {
             most_all = max(most_all, h[d]);
+            most_two = max(most_two, other[d] == 1 ? h[d] : 0u);
             mixed += other[d] != 0;
         }
         for (uint d = 0; d < RADIX; d++)
@@ -505,10 +506,6 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * TILE_TWO_KEY_MAX times (about where its split costs the LSD
          * passes' share: a bucket near the cap must not fall either side
          * by the sample's noise) */
-        uint most_two = 0;
-        for (uint d = 0; d < RADIX; d++)
-            if (other[d] == 1)
-                most_two = max(most_two, h[d]);
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
             go = (ulong)most_two * n <= (ulong)TILE_TWO_KEY_MAX * msd_max * ns ? 2 : 0;
         /* samples in order or in reverse order: the upfront count instead,

@@ -570,6 +570,17 @@ static void window_sync(const job *j)
 struct probe;
 static void probe_free(struct probe *pr);
 
+/* The device-resident steps' buffers, released and forgotten. */
+static void release_device(job *j)
+{
+    cl_mem *bufs[4] = {&j->dk, &j->dv, &j->ok, &j->ov};
+    for (int i = 0; i < 4; i++) {
+        if (*bufs[i])
+            clReleaseMemObject(*bufs[i]);
+        *bufs[i] = NULL;
+    }
+}
+
 static void free_job(job *j)
 {
     if (j->node_new)
@@ -588,10 +599,7 @@ static void free_job(job *j)
     free(j->src_at);
     probe_free(j->probe);
     free(j->queries);
-    cl_mem bufs[4] = {j->dk, j->dv, j->ok, j->ov};
-    for (int i = 0; i < 4; i++)
-        if (bufs[i])
-            clReleaseMemObject(bufs[i]);
+    release_device(j);
 }
 
 static int ranges_overlap(const void *a, size_t an, const void *b, size_t bn)
@@ -812,17 +820,15 @@ typedef struct probe {
  * keep at most two brackets read from one round to the next (the drop
  * beyond PROBE_HOLD bytes). */
 #define PROBE_HOLD ((size_t)64 << 20)
-static size_t probe_brackets(size_t n, size_t *hold, size_t bracket_bytes)
+static size_t probe_brackets(size_t n, int *told)
 {
     const char *e = getenv("CLSORT_MPI_PROBES");
     long long v = e ? atoll(e) : 0;
-    *hold = PROBE_HOLD;
-    if (v < 1 || v > (1 << 20)) {
-        size_t want = n / 16384;
-        return want < 8192 ? 8192 : want > 65536 ? 65536 : want;
-    }
-    *hold = 2 * bracket_bytes;
-    return (size_t)v;
+    *told = v >= 1 && v <= (1 << 20);
+    if (*told)
+        return (size_t)v;
+    size_t want = n / 16384;
+    return want < 8192 ? 8192 : want > 65536 ? 65536 : want;
 }
 
 static void probe_free(probe *pr)
@@ -844,9 +850,10 @@ static probe *probe_open(job *j, size_t queries)
     probe *pr = calloc(1, sizeof *pr);
     if (!pr)
         return NULL;
-    size_t kb = j->kb, want = probe_brackets(j->n, &pr->hold, 0);
+    int told = 0;
+    size_t kb = j->kb, want = probe_brackets(j->n, &told);
     pr->stride = j->n > want ? (j->n + want - 1) / want : 1;
-    probe_brackets(j->n, &pr->hold, pr->stride * kb);
+    pr->hold = told ? 2 * pr->stride * kb : PROBE_HOLD;
     pr->brackets = j->n ? (j->n + pr->stride - 1) / pr->stride : 0;
     pr->keys = calloc(pr->brackets + 1, sizeof *pr->keys);
     pr->last = malloc(pr->brackets * kb + 1);
@@ -1565,6 +1572,18 @@ static void touch_buffers(const job *j)
 
 /* ------------------------------------------------------ device round trips */
 
+/* An OpenCL failure as the call's status (allocations: out of device
+ * memory) and message. */
+static clsort_status cl_failure(job *j, cl_int err, const char *what)
+{
+    return clsort_fail(j->ctx,
+                       err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
+                           ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
+                           : (clsort_status)err,
+                       "%s: %s failed: %s", j->fn, what, clsort_status_string(err));
+}
+
+
 /* Sorts keys (and values) of n elements from host memory on the device into
  * host memory: written to device buffers, sorted there by clsort, read back
  * to out_k / out_v. With agree set, the ranks agree on the sort's status
@@ -1590,14 +1609,11 @@ static clsort_status device_sort(job *j, const void *in_k, const void *in_v, voi
             err = clEnqueueWriteBuffer(q, dk, CL_FALSE, 0, kbytes, in_k, 0, NULL, NULL);
         if (err == CL_SUCCESS && vbytes)
             err = clEnqueueWriteBuffer(q, dv, CL_FALSE, 0, vbytes, in_v, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            s = clsort_fail(ctx, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
-                                     ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
-                                     : err,
-                            "%s: allocating or copying %zu elements on the device failed: %s",
-                            j->fn, j->n,
-                            clsort_status_string(err));
-        else
+        if (err != CL_SUCCESS) {
+            char what[96];
+            snprintf(what, sizeof what, "allocating or copying %zu elements on the device", j->n);
+            s = cl_failure(j, err, what);
+        } else
             s = j->pairs ? clsort_sort_pairs_buffer(ctx, j->type, dk, 0, dv, 0, j->vb, j->n,
                                                     j->options, 0, NULL, NULL)
                          : clsort_sort_keys_buffer(ctx, j->type, dk, 0, j->n, j->options, 0,
@@ -1704,15 +1720,6 @@ static clsort_status local_sort(job *j, int touch)
 }
 
 /* ------------------------------------------------- device-resident steps */
-
-static clsort_status cl_failure(job *j, cl_int err, const char *what)
-{
-    return clsort_fail(j->ctx,
-                       err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES
-                           ? CLSORT_ERROR_OUT_OF_DEVICE_MEMORY
-                           : (clsort_status)err,
-                       "%s: %s failed: %s", j->fn, what, clsort_status_string(err));
-}
 
 /* Step 2 with the elements kept on the device: the caller's arrays written
  * into dk (and dv) through clsort's host path and sorted there. */
@@ -1901,11 +1908,7 @@ static clsort_status run(job *j, clsort_status s)
         /* a card without room for its copy (ranks that share a card, or
          * other allocations on it): every rank sorts through host memory
          * instead, the caller's arrays still untouched */
-        cl_mem bufs[2] = {j->dk, j->dv};
-        for (int i = 0; i < 2; i++)
-            if (bufs[i])
-                clReleaseMemObject(bufs[i]);
-        j->dk = j->dv = NULL;
+        release_device(j);
         j->resident = 0;
         t->resident = 0;
         window_sync(j);
