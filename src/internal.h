@@ -464,8 +464,9 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
 clsort_status clsort_radix_temp_bytes(clsort_context *ctx, const clsort_radix_job *job,
                                       size_t *bytes);
 /* Tests: 1 where the context's last radix sort took MSD order from tiles
- * (clsort_radix_tiles: the plan's ST_TILED word, read back; blocks), 0
- * where not, -1 where there is none to read. */
+ * (clsort_radix_tiles: the plan's ST_TILED word, read back; blocks), 2
+ * from tiles by the sample's map (TILED_MAPPED), 0 where not, -1 where
+ * there is none to read. */
 int clsort_radix_last_tiled(clsort_context *ctx);
 /* Tests: 1 where the context's last radix sort took MSD order (the plan's
  * ST_MSD word; blocks), 0 where not, -1 where there is none to read. */

@@ -17,6 +17,8 @@
  */
 #include "radix.h"
 
+#include <limits.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -99,8 +101,8 @@ static size_t shape_bytes(const radix_shape *s)
     return s->algorithm == CLSORT_ALGORITHM_ONESWEEP ? b + sync_words(s) * 4 : b;
 }
 
-/* The plan's state word `word` of the context's last radix sort, nonzero:
- * 1, zero: 0, none to read: -1 (tests; blocks). */
+/* The plan's state word `word` of the context's last radix sort (at most
+ * INT_MAX), none to read: -1 (tests; blocks). */
 static int last_state_word(clsort_context *ctx, size_t word)
 {
     cl_uint w = 0;
@@ -108,12 +110,16 @@ static int last_state_word(clsort_context *ctx, size_t word)
         clEnqueueReadBuffer(ctx->queue, ctx->pool[CLSORT_SLOT_STATE], CL_TRUE, word * sizeof w,
                             sizeof w, &w, 0, NULL, NULL) != CL_SUCCESS)
         return -1;
-    return w != 0;
+    return w > INT_MAX ? INT_MAX : (int)w;
 }
 
 int clsort_radix_last_tiled(clsort_context *ctx) { return last_state_word(ctx, ST_TILED); }
 
-int clsort_radix_last_msd(clsort_context *ctx) { return last_state_word(ctx, ST_MSD); }
+int clsort_radix_last_msd(clsort_context *ctx)
+{
+    const int w = last_state_word(ctx, ST_MSD);
+    return w > 0 ? 1 : w;
+}
 
 int clsort_radix_last_order(clsort_context *ctx)
 {
@@ -275,7 +281,11 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog,
     const size_t msd_max = radix_msd_max(ctx, job, s);
     cl_uint begin = job->begin_bit, end = job->end_bit, clear = b->counts_kept_zero,
             order = s->order;
-    cl_ulong bits_off = s->bits_at, counts_at = b->counts_at, order_at = b->order_at;
+    /* the map's counts (radix_msd.c), in scratch, which holds the counts
+     * where the tiles run */
+    cl_ulong bits_off = s->bits_at, counts_at = b->counts_at, order_at = b->order_at,
+             map_counts = s->tiled && b->counts == b->scratch ? s->map_at + MAP_COUNTS(s->radix)
+                                                               : 0;
     idx_arg a_n, a_msd;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_plan, .counts = CLSORT_ARG(b->counts),
                                .counts_off = CLSORT_ARG(counts_at),
@@ -287,7 +297,8 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog,
                                .bitwords = CLSORT_ARG(b->scratch), .bits_off = CLSORT_ARG(bits_off),
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .order = CLSORT_ARG(b->order), .order_off = CLSORT_ARG(order_at),
-                               .order_mode = CLSORT_ARG(order)));
+                               .order_mode = CLSORT_ARG(order),
+                               .map_counts_off = CLSORT_ARG(map_counts)));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 

@@ -44,6 +44,10 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
     s->table_at = s->scratch_words;
     if (s->tiled)
         s->scratch_words += s->tiles_pp * R;
+    /* the sample's map of skewed top digits (MAP_WORDS), after the table */
+    s->map_at = s->scratch_words;
+    if (s->tiled)
+        s->scratch_words += MAP_WORDS(R);
 }
 
 /* The CPU shape's defines: MSD order's buckets of up to CLSORT_IN_LOCAL
@@ -86,7 +90,9 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
 {
     cl_kernel ks;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_sample", &ks));
-    cl_ulong koff = job->keys_off, flag_off = s->tiled_at, one_off = s->one_at;
+    /* the map only where the tile pass may use it */
+    cl_ulong koff = job->keys_off, flag_off = s->tiled_at, one_off = s->one_at,
+             map_off = s->tiled ? s->map_at : 0;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending;
     idx_arg a_n, a_max;
@@ -98,7 +104,7 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
                                .msd_max = idx_of(s, &a_max, radix_msd_max(ctx, job, s)),
                                .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
                                .order_check = CLSORT_ARG(order_check),
-                               .one_off = CLSORT_ARG(one_off)));
+                               .one_off = CLSORT_ARG(one_off), .map_off = CLSORT_ARG(map_off)));
     return clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq);
 }
 
@@ -112,7 +118,7 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
     CLSORT_TRY(radix_run_sample(ctx, prog, job, s, b, seq));
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_tiles", &kt));
     cl_ulong koff = job->keys_off, voff = job->vals_off, flag_off = s->tiled_at,
-             bits_off = s->bits_at, table_off = s->table_at,
+             bits_off = s->bits_at, table_off = s->table_at, map_off = s->map_at,
              counts_off = b->counts_at + (s->passes - 1) * s->radix;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
@@ -126,7 +132,8 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                                .counts_off = CLSORT_ARG(counts_off),
                                .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
                                .bits_off = CLSORT_ARG(bits_off),
-                               .table_off = CLSORT_ARG(table_off)));
+                               .table_off = CLSORT_ARG(table_off),
+                               .map_off = CLSORT_ARG(map_off)));
     return clsort_launch(ctx, kt, "clsort_radix_tiles", s->tiles_pp, 1, seq);
 }
 
@@ -140,7 +147,7 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
     cl_kernel kbk;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at,
-             table_off = s->table_at, one_off = s->one_at;
+             table_off = s->table_at, one_off = s->one_at, map_off = s->map_at;
     cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
     idx_arg a_n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, clsort_radix_buckets, .ku = CLSORT_ARG(b->ku),
@@ -152,7 +159,8 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                .descending = CLSORT_ARG(desc),
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .next = CLSORT_ARG(b->scratch), .next_off = CLSORT_ARG(next_off),
-                               .table_off = CLSORT_ARG(table_off), .one_off = CLSORT_ARG(one_off)));
+                               .table_off = CLSORT_ARG(table_off), .one_off = CLSORT_ARG(one_off),
+                               .map_off = CLSORT_ARG(map_off)));
     return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
 }
 

@@ -599,8 +599,8 @@ static unsigned cpu_units(void)
 static bool tiled_as_expected(clsort_context *ctx, int want, const char *spec, const char *what)
 {
     const int got = clsort_radix_last_tiled(ctx);
-    CHECK(want < 0 || got == want, "%s, %s: %s the tiles", spec, what,
-          got == 1 ? "took" : "did not take");
+    CHECK(want < 0 || got == want, "%s, %s: route %d of the tiles, not %d (1 the tiles, 2 "
+          "the sample's map)", spec, what, got, want);
     return want < 0 || got == want;
 }
 
@@ -1118,4 +1118,114 @@ void test_radix_order(void)
         if (!ok)
             return;
     }
+}
+
+/* radix_mapped's keys: a share of them (other_pct percent) uniform over
+ * bits [0, end_bit), the rest in the two highest values of the top digit
+ * with random bits below (the others' bucket below them spans the rest), every key random above end_bit; the sample's
+ * keys (keys[i n / 4096]) all of the two. Sorted as keys or pairs
+ * (values: the indices), ascending or not, and checked. */
+static bool mapped_skewed(clsort_context *ctx, const char *spec, size_t n, unsigned other_pct,
+                          unsigned end_bit, bool pairs, int descending)
+{
+    uint32_t *k = malloc(n * sizeof *k), *val = malloc(n * sizeof *val),
+             *k0 = malloc(n * sizeof *k0);
+    size_t *perm = malloc(n * sizeof *perm);
+    bool ok = k && val && k0 && perm;
+    CHECK(ok, "out of memory");
+    const uint32_t low = end_bit == 32 ? 0xffffffffu : (1u << end_bit) - 1u;
+    const unsigned w = (end_bit - 1) % 8 + 1; /* the top digit's bits */
+    uint64_t x = test_seed("mapped_skewed", n, other_pct * 4u + (unsigned)pairs * 2u + end_bit);
+#define MAP_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, (uint32_t)(x >> 32))
+    for (size_t i = 0; ok && i < n; i++) {
+        const uint32_t r = MAP_NEXT(), above = MAP_NEXT() & ~low;
+        const bool skewed = r % 100 >= other_pct || (uint64_t)i * 4096 / n * n / 4096 == i;
+        const uint32_t top = (1u << w) - 2u + (MAP_NEXT() >> 31);
+        const uint32_t b = MAP_NEXT() & low;
+        k[i] = above | (skewed ? (top << (end_bit - w)) | (b & (low >> w)) : b);
+        val[i] = (uint32_t)i;
+    }
+#undef MAP_NEXT
+    return tiled_sort_check(ctx, spec, other_pct > 50 ? "mapped, refused" : "mapped", ok, k, k0,
+                            val, perm, n, end_bit, descending, pairs);
+}
+
+void test_radix_mapped(void)
+{
+    /* A skewed top digit on the tile shape (normal floats put most keys in a
+     * few values of sign and exponent): the sample maps the keys' 16-bit
+     * prefixes to buckets in order (TILE_MAPPED), the tile pass sorts by
+     * them, and each bucket is sorted below its top digit (or by every
+     * digit, where a bucket holds the sparse top digits between two others
+     * that the sample saw: MAP_SPAN). Normal and exponential floats (f32,
+     * f64), normal and AND-reduced integers, keys, pairs and argsort, both
+     * orders, bit windows, host arrays and device buffers, with the route
+     * checked where the map must be taken (normal floats, up to 16 compute
+     * units). Then keys built to fool the sample: a tenth of them spread
+     * over digits it never saw, so that the buckets between its two digits
+     * are large and span many top digits (sorted by four digits; with
+     * bucket_local 2048 they do not fit local memory and are gathered), the
+     * map taken up to 4 compute units; and nine tenths, where the plan
+     * refuses the map's buckets after the tile pass and sorts in LSD order,
+     * the top pass counted again (ST_PENDING PENDING_RECOUNT). */
+    if (!test_on_cpu())
+        return;
+    const unsigned units = tiles_built();
+    const bool built = units > 0;
+    const char *base = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
+                       "plan_wg=64,nt_min=1,tile_min=1,msd_bound=4,radix_bits=8,large_min=0";
+    /* the programs of radix_tiled's first shape (the same tuning), which
+     * runs before under the same lock: no builds of their own */
+    static const struct {
+        clsort_type type;
+        data_dist dist;
+        check_mode mode;
+        size_t value_size;
+        clsort_type index_type;
+        unsigned begin_bit, end_bit;
+        bool mapped; /* the map surely taken, up to 16 units (f32: 7 bits of
+                      * mantissa in the prefix; f64 has 4) */
+    } cases[] = {
+        {CLSORT_F32, DATA_NORMAL, CHECK_PAIRS, 4, CLSORT_U32, 0, 0, true},
+        {CLSORT_F64, DATA_NORMAL, CHECK_PAIRS, 8, CLSORT_U32, 0, 0, false},
+        {CLSORT_F32, DATA_EXPONENTIAL, CHECK_PAIRS, 4, CLSORT_U32, 0, 0, false},
+        {CLSORT_I32, DATA_NORMAL, CHECK_KEYS, 0, CLSORT_U32, 0, 0, false},
+        {CLSORT_U32, DATA_AND_2, CHECK_ARGSORT, 0, CLSORT_U64, 0, 30, false},
+        {CLSORT_U64, DATA_NORMAL, CHECK_ARGSORT, 0, CLSORT_U32, 5, 0, false},
+        {CLSORT_I64, DATA_EXPONENTIAL, CHECK_KEYS, 0, CLSORT_U32, 0, 0, false},
+    };
+    static const size_t sizes[] = {65537, 300007};
+    clsort_context *ctx = test_context(base);
+    if (!ctx)
+        return;
+    bool ok = true;
+    for (size_t i = 0; ok && i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t c = 0; ok && c < sizeof cases / sizeof cases[0]; c++) {
+            sort_case sc = make(cases[c].type, cases[c].dist, sizes[i], cases[c].mode);
+            sc.value_size = cases[c].value_size;
+            sc.index_type = cases[c].index_type;
+            sc.opt.descending = (c + i) % 2;
+            sc.opt.begin_bit = cases[c].begin_bit;
+            sc.opt.end_bit = cases[c].end_bit;
+            ok = (c + i) % 3 == 1 ? sort_and_check_buffer(ctx, &sc, 7, base)
+                                  : sort_and_check(ctx, &sc, base);
+            const int want = built && cases[c].mapped && units <= 16 ? 2 : -1;
+            char what[64];
+            snprintf(what, sizeof what, "%s %s, n=%zu", clsort_type_name(cases[c].type),
+                     data_dist_name(cases[c].dist), sizes[i]);
+            ok = ok && tiled_as_expected(ctx, want, base, what);
+        }
+    clsort_context_release(ctx);
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s,bucket_local=2048", base);
+    ctx = ok ? test_context(spec) : NULL;
+    if (!ctx)
+        return;
+    for (int m = 0; ok && m < 6; m++) {
+        const unsigned other = m < 4 ? 10 : 90, end_bit = m & 2 ? 28 : 32;
+        ok = mapped_skewed(ctx, spec, 32768, other, end_bit, m & 1, (m >> 1) & 1);
+        const int want = !built ? -1 : other == 10 ? (units <= 4 ? 2 : -1) : (units >= 2 ? 0 : -1);
+        ok = ok && tiled_as_expected(ctx, want, spec, other == 10 ? "a tenth unseen" : "most unseen");
+    }
+    clsort_context_release(ctx);
 }

@@ -51,6 +51,7 @@
     X(uint, begin_bit) X(uint, end_bit) X(uint, allow_skip) X(uint, gen_index) X(idx_t, msd_max)   \
     X(uint, phase) X(uint, clear) X(global const uint *, bitwords) X(ulong, bits_off)              \
     X(global uint *, state) X(global idx_t *, bases) X(global uint *, order) X(ulong, order_off)   \
+    X(ulong, map_counts_off)                                                                       \
     X(uint, order_mode)
 #define CLSORT_ARGS_clsort_radix_prologue(F, X)                                                    \
     F(global const KEY_T *, keys) X(ulong, keys_off) X(idx_t, n) X(uint, passes)                   \
@@ -88,19 +89,19 @@
 #define CLSORT_ARGS_clsort_radix_sample(F, X)                                                      \
     F(global const KEY_T *, ku) X(ulong, ku_off) X(idx_t, n) X(uint, pass) X(uint, begin_bit)      \
     X(uint, end_bit) X(uint, descending) X(idx_t, msd_max) X(global uint *, scratch)               \
-    X(ulong, flag_off) X(uint, order_check) X(ulong, one_off)
+    X(ulong, flag_off) X(uint, order_check) X(ulong, one_off) X(ulong, map_off)
 #define CLSORT_ARGS_clsort_radix_tiles(F, X)                                                       \
     F(global const KEY_T *, ku) X(ulong, ku_off) X(global KEY_T *, ka)                             \
     X(global const VAL_T *, vu) X(ulong, vu_off) X(global VAL_T *, va) X(uint, len) X(uint, pass)  \
     X(uint, begin_bit) X(uint, end_bit) X(uint, descending) X(uint, gen) X(global uint *, counts)  \
     X(ulong, counts_off) X(global uint *, scratch) X(ulong, flag_off) X(ulong, bits_off)           \
-    X(ulong, table_off)
+    X(ulong, table_off) X(ulong, map_off)
 #define CLSORT_ARGS_clsort_radix_buckets(F, X)                                                     \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global KEY_T *, ka) X(global KEY_T *, kb)             \
     X(global VAL_T *, vu) X(ulong, vu_off) X(global VAL_T *, va) X(global VAL_T *, vb)             \
     X(idx_t, n) X(uint, begin_bit) X(uint, end_bit) X(uint, descending)                            \
     X(global const uint *, state) X(global const idx_t *, bases) X(global uint *, next)            \
-    X(ulong, next_off) X(ulong, table_off) X(ulong, one_off)
+    X(ulong, next_off) X(ulong, table_off) X(ulong, one_off) X(ulong, map_off)
 #define CLSORT_ARGS_clsort_radix_one_copy(F, X)                                                    \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global const KEY_T *, ka) X(global VAL_T *, vu)       \
     X(ulong, vu_off) X(global const VAL_T *, va) X(idx_t, n) X(uint, begin_bit) X(uint, end_bit)   \

@@ -413,7 +413,10 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     if ((gated == GATE_PENDING && !state[ST_PENDING]) ||
         (gated == GATE_UNTILED && bitwords[bits_off + BITS_TILE_FLAG]))
         return;
-    clsort_upfront_work(keys + keys_off, n, chunk, p_lo, p_hi, begin_bit, end_bit, descending,
+    /* the top pass too, where the tile pass counted the map's buckets */
+    const uint hi = gated == GATE_PENDING && state[ST_PENDING] == PENDING_RECOUNT ? p_hi + 1u
+                                                                                 : p_hi;
+    clsort_upfront_work(keys + keys_off, n, chunk, p_lo, hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
                         zero_vec, h, order_check, order + order_off, &order_l);
 }
@@ -569,13 +572,25 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         /* MSD order where no bucket is past the bound, or where the sample
          * (clsort_radix_sample) found the buckets past it to be one key
          * each (its flag 2), at the top pass's first plan */
-        const bool msd = most <= msd_max ||
-                         ((phase == PLAN_TILES || phase == PLAN_TOP) && top == passes - 1 &&
-                          bitwords[BITS_TILE_FLAG] == 2 && active >= 3 && msd_max > 0);
-        state[ST_PENDING] = first && !msd && !ordered;
+        const uint tile_flag = bitwords[BITS_TILE_FLAG];
+        /* ...or where the tile pass counted the buckets of the sample's
+         * map (TILE_MAPPED; counts then reads their row) and none holds
+         * more than TILE_MAPPED_MAX times the bound (the sample saw the top
+         * digit vary and three passes or more, so top is the top pass).
+         * Where one does (keys that the sample did not see), the top pass
+         * has not been counted: PENDING_RECOUNT has the pending count
+         * count it too. */
+        const bool mapped = phase == PLAN_TILES && tile_flag == TILE_MAPPED;
+        const bool msd =
+            most <= msd_max ||
+            (mapped && top == passes - 1 && active >= 3 && most <= TILE_MAPPED_MAX * msd_max) ||
+            ((phase == PLAN_TILES || phase == PLAN_TOP) && top == passes - 1 &&
+             tile_flag == 2 && active >= 3 && msd_max > 0);
+        state[ST_PENDING] = first && !msd && !ordered ? (mapped ? PENDING_RECOUNT : 1u) : 0u;
         state[ST_MSD] = msd ? top + 1 : 0;
-        state[ST_TILED] = phase == PLAN_TILES && bitwords[BITS_TILE_FLAG] && msd &&
-                          top == passes - 1;
+        state[ST_TILED] = phase == PLAN_TILES && tile_flag && msd && top == passes - 1
+                              ? (mapped ? TILED_MAPPED : 1u)
+                              : 0u;
         if (state[ST_PENDING]) {
             /* PLAN_PENDING decides, with every pass counted */
         } else if (msd) {
@@ -637,7 +652,14 @@ void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
     local uint constant_digit[MAX_PASSES];
     if (phase == PLAN_PENDING && !state[ST_PENDING])
         return;
-    clsort_plan(counts + counts_off, portions, passes, n, begin_bit, end_bit, allow_skip,
+    /* after a tile pass by the sample's map, the top pass's row (the only
+     * one this phase reads) is the map's counts, map_counts_off into counts
+     * (0: the shape has no map) */
+    global uint *c = counts + counts_off;
+    if (phase == PLAN_TILES && map_counts_off &&
+        bitwords[bits_off + BITS_TILE_FLAG] == TILE_MAPPED)
+        c = counts + map_counts_off - (ulong)(passes - 1) * RADIX;
+    clsort_plan(c, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,
                 bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
                 order_mode);

@@ -46,6 +46,22 @@
 /* The words after MSD order's four bit words (scratch at bits_at): the tile
  * pass's flag, then its tile counter. */
 #define BITS_TILE_FLAG 4
+/* The flag's value where the sample found the top digit skewed and mapped
+ * the keys' 16-bit prefixes (the top digit and the next) to buckets
+ * instead (clsort_radix_sample; 8-bit digits): the map, MAP_PREFIXES bytes
+ * at scratch + map_at, then a word per bucket, MAP_INFO on: the top digit
+ * of its prefixes, or MAP_SPAN where they have several; then the buckets'
+ * counts (the top pass's row keeps its own). ST_TILED is then
+ * TILED_MAPPED. */
+#define TILE_MAPPED 3u
+#define TILE_MAPPED_MAX 4u  /* the exact bucket the plan takes, times its bound */
+#define PENDING_RECOUNT 2u /* ST_PENDING: the pending count counts the top pass too */
+#define TILED_MAPPED 2u
+#define MAP_PREFIXES 65536u
+#define MAP_INFO (MAP_PREFIXES / 4u)
+#define MAP_COUNTS(r) (MAP_INFO + (r)) /* the tile pass's counts of the map's buckets */
+#define MAP_WORDS(r) (MAP_INFO + 2 * (r))
+#define MAP_SPAN 0x100u
 /* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
  * words, MSD shapes only, zero before the sample), in this order: which
  * digits of the top pass the sample found one key and big

@@ -431,6 +431,74 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_ONE_KEY_MAX 8u /* times the plan's bound: 2 n / compute units */
 #define TILE_TWO_KEY_MAX 12u /* the same for a bucket of two keys: 3 n / compute units */
 
+/* The map of a skewed top digit (TILE_MAPPED; 8-bit digits): each 16-bit
+ * prefix (top digit t, next digit v) to a bucket, in the prefixes' order,
+ * so that MSD order holds. The prefixes are walked in order and a bucket
+ * closed before the prefix that would take it past MAP_SHARE of the
+ * samples (ns / MAP_SHARE), and at each top digit where it holds half of
+ * that: buckets of the common top digits hold that digit alone and are
+ * sorted below it as before, while rare digits (and prefixes without
+ * samples) share one (MAP_SPAN: sorted by every digit). Where the buckets
+ * run out, the last takes the rest. h: the samples per top digit; pre: the
+ * ns samples' prefixes; map: MAP_PREFIXES bytes (a little-endian device:
+ * the tiles are x86-64's); info: a word per bucket. Returns the most
+ * samples of one bucket. */
+#if CLSORT_RADIX_BITS == 8 && TILED_OK
+#define MAP_OK 1
+#define TILE_SAMPLES_MAX 4096u
+#define MAP_CHUNK 1024u
+#define MAP_SHARE 192u
+inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global uchar *map,
+                              global uint *info)
+{
+    /* the samples' next digits grouped by top digit (at[t]: the group's end) */
+    uint at[RADIX], acc = 0;
+    for (uint t = 0; t < RADIX; t++) {
+        at[t] = acc;
+        acc += h[t];
+    }
+    uchar low[TILE_SAMPLES_MAX];
+    for (uint i = 0; i < ns; i++)
+        low[at[pre[i] >> 8]++] = (uchar)pre[i];
+    const uint target = max(1u, ns / MAP_SHARE);
+    uint b = 0, inb = 0, most = 0;
+    bool fresh = true; /* bucket b has no prefix yet */
+    for (uint t = 0; t < RADIX; t++) {
+        uint c[RADIX];
+        for (uint v = 0; v < RADIX; v++)
+            c[v] = 0;
+        for (uint i = at[t] - h[t]; i < at[t]; i++)
+            c[low[i]]++;
+        if (!fresh && 2 * inb >= target && b + 1 < RADIX) {
+            most = max(most, inb);
+            b++, inb = 0, fresh = true;
+        }
+        global uint *row = (global uint *)(map + t * RADIX);
+        uint word = 0;
+        for (uint v = 0; v < RADIX; v++) {
+            if (!fresh && inb + c[v] > target && inb > 0 && b + 1 < RADIX) {
+                most = max(most, inb);
+                b++, inb = 0, fresh = true;
+            }
+            if (fresh)
+                info[b] = t;
+            else if ((info[b] & (RADIX - 1u)) != t)
+                info[b] |= MAP_SPAN;
+            fresh = false;
+            inb += c[v];
+            word |= b << (8 * (v & 3u));
+            if ((v & 3u) == 3u) {
+                row[v / 4] = word;
+                word = 0;
+            }
+        }
+    }
+    return max(most, inb);
+}
+#else
+#define MAP_OK 0
+#endif
+
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
  * samples ku[i n / ns] put no more than msd_max * ns / n
  * of them in one digit of pass (the top pass; the plan's bound, estimated);
@@ -458,10 +526,23 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         ku += ku_off;
         KEY_T any = 0, anyc = 0, prev = 0;
         uint fl = 0; /* the samples' order: see the upfront count's check */
+#if MAP_OK
+        /* each sample's 16-bit prefix (the top digit and the next), for the
+         * map below */
+        const bool can_map = map_off && pass >= 1;
+        const uint pshift = can_map ? clsort_pass_shift(begin_bit, pass - 1) : 0u;
+        const uint pmask = mask << CLSORT_RADIX_BITS | (RADIX - 1u);
+        const uint pflip = descending ? pmask : 0u;
+        ushort pre[TILE_SAMPLES_MAX];
+#endif
         for (uint i = 0; i < ns; i++) {
             const KEY_T k = ku[(ulong)i * n / ns];
             clsort_note_bits(k, &any, &anyc);
             const uint d = DIGIT_OF(k, shift, mask, flip);
+#if MAP_OK
+            if (can_map)
+                pre[i] = (ushort)DIGIT_OF(k, pshift, pmask, pflip);
+#endif
             const KEY_T img = clsort_order_key(k, begin_bit, end_bit, descending);
             if (h[d]++ == 0) {
                 first[d] = img;
@@ -508,6 +589,25 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * by the sample's noise) */
         if (go && (ulong)most_all * n > (ulong)msd_max * ns)
             go = (ulong)most_two * n <= (ulong)TILE_TWO_KEY_MAX * msd_max * ns ? 2 : 0;
+#if MAP_OK
+        /* A skewed top digit (floats from a normal distribution put most
+         * keys into a few values of sign and exponent): buckets by the
+         * 16-bit prefix instead, where the samples' map promises every
+         * bucket within the bound. Only where the samples show two top
+         * digits or more: the top pass then surely varies, and the plan,
+         * which cannot undo the mapped counts, takes MSD order (TILE_MAPPED). */
+        uint tops = 0;
+        for (uint d = 0; d < RADIX; d++)
+            tops += h[d] != 0;
+        if (!go && can_map && active >= 3 && tops >= 2 &&
+            (ulong)clsort_sample_map(h, pre, ns, (global uchar *)(scratch + map_off),
+                                     scratch + map_off + MAP_INFO) * n <=
+                (ulong)msd_max * ns)
+            go = TILE_MAPPED;
+        if (go == TILE_MAPPED) /* the tile pass's counts of the map's buckets */
+            for (uint d = 0; d < RADIX; d++)
+                scratch[map_off + MAP_COUNTS(RADIX) + d] = 0;
+#endif
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
@@ -560,14 +660,53 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     for (uint d = 0; d < RADIX; d++)
         h[d] = 0;
     KEY_T any = 0, anyc = 0;
-    for (uint i = 0; i < cnt; i++) {
-        const KEY_T k = src[i];
-        clsort_note_bits(k, &any, &anyc);
-        h[DIGIT_OF(k, shift, mask, flip)]++;
+    /* the bucket of a key: its top digit, or its 16-bit prefix's through
+     * the sample's map (TILE_MAPPED) */
+#if MAP_OK
+    const bool mapped = flag[0] == TILE_MAPPED;
+    const global uchar *map = (const global uchar *)(scratch + map_off);
+    const uint pshift = mapped ? clsort_pass_shift(begin_bit, pass - 1) : 0u;
+    const uint pmask = mask << CLSORT_RADIX_BITS | (RADIX - 1u);
+    const uint pflip = descending ? pmask : 0u;
+    /* mapped: a chunk's buckets first, in a loop of loads alone (the map's
+     * lines in flight together), then the chunk's keys */
+    uchar dig[MAP_CHUNK];
+#define TILE_LOOP(body)                                                                        \
+    if (mapped) {                                                                              \
+        for (uint c0 = 0; c0 < cnt; c0 += MAP_CHUNK) {                                         \
+            const uint c1 = min(cnt, c0 + MAP_CHUNK);                                          \
+            for (uint i = c0; i < c1; i++)                                                     \
+                dig[i - c0] = map[DIGIT_OF(src[i], pshift, pmask, pflip)];                     \
+            for (uint i = c0; i < c1; i++) {                                                   \
+                const KEY_T k = src[i];                                                        \
+                const uint d = dig[i - c0];                                                    \
+                body                                                                           \
+            }                                                                                  \
+        }                                                                                      \
+    } else {                                                                                   \
+        for (uint i = 0; i < cnt; i++) {                                                       \
+            const KEY_T k = src[i];                                                            \
+            const uint d = DIGIT_OF(k, shift, mask, flip);                                     \
+            body                                                                               \
+        }                                                                                      \
     }
+#else
+#define TILE_LOOP(body)                                                                        \
+    for (uint i = 0; i < cnt; i++) {                                                           \
+        const KEY_T k = src[i];                                                                \
+        const uint d = DIGIT_OF(k, shift, mask, flip);                                         \
+        body                                                                                   \
+    }
+#endif
+    TILE_LOOP(clsort_note_bits(k, &any, &anyc); h[d]++;)
+#if MAP_OK
+    global uint *hc = mapped ? scratch + map_off + MAP_COUNTS(RADIX) : counts + counts_off;
+#else
+    global uint *hc = counts + counts_off;
+#endif
     for (uint d = 0; d < RADIX; d++)
         if (h[d])
-            atomic_add(&counts[counts_off + d], h[d]);
+            atomic_add(&hc[d], h[d]);
     clsort_publish_bits(scratch + bits_off, any, anyc);
     global uint *row = scratch + table_off + (ulong)tile * RADIX;
     uint at[RADIX], acc = 0;
@@ -579,14 +718,13 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
 #if HAVE_VALUES
     const global VAL_T *vsrc = vu + vu_off + t0;
 #endif
-    for (uint i = 0; i < cnt; i++) {
-        const KEY_T k = src[i];
-        const uint s = at[DIGIT_OF(k, shift, mask, flip)]++;
-        m.stage_k[s] = k;
 #if HAVE_VALUES
-        m.stage_v[s] = GEN_VALUE(gen, t0 + i, vsrc[i]);
+    TILE_LOOP(const uint s = at[d]++; m.stage_k[s] = k;
+              m.stage_v[s] = GEN_VALUE(gen, t0 + i, vsrc[i]);)
+#else
+    TILE_LOOP(const uint s = at[d]++; m.stage_k[s] = k;)
 #endif
-    }
+#undef TILE_LOOP
     clsort_nt_copy_keys(ka + t0, m.stage_k, cnt);
 #if HAVE_VALUES
     clsort_nt_copy_values(va + t0, m.stage_v, cnt);
@@ -1143,7 +1281,24 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
             return;
         }
     }
-    const uint bits = top * CLSORT_RADIX_BITS; /* [begin_bit, begin_bit + bits) */
+    /* the bits [begin_bit, begin_bit + bits) below the top digit; the
+     * top digit of the bucket's keys (dt) */
+    uint bits = top * CLSORT_RADIX_BITS, dt = d;
+#if MAP_OK
+    /* buckets of the sample's map (TILE_MAPPED): the top digit is the
+     * bucket's (info), or varies in a gap of several, sorted with the
+     * others */
+    bool span = false;
+    if (state[ST_TILED] == TILED_MAPPED) {
+        const uint info = next[map_off + MAP_INFO + d];
+        span = (info & MAP_SPAN) != 0;
+        dt = info & (RADIX - 1u);
+        if (span)
+            bits = end_bit - begin_bit;
+    }
+#else
+    const bool span = false;
+#endif
     /* float keys: a bucket of one sign, where the top digit holds the sign
      * bit and is not the NaNs' (IN_DIGIT), takes its digits from the keys'
      * bits: 1 a positive bucket, 2 a negative one; else 0, the images (also
@@ -1152,9 +1307,9 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     uint nr = 0;
 #if CLSORT_KEY_KIND == 2
     const uint top_mask = clsort_pass_mask(begin_bit, end_bit, top);
-    if (end_bit == KEY_BITS &&
+    if (!span && end_bit == KEY_BITS &&
         clsort_pass_shift(begin_bit, top) + popcount(top_mask) == KEY_BITS) {
-        const uint image_top = descending ? d ^ top_mask : d;
+        const uint image_top = descending ? dt ^ top_mask : dt;
         if (image_top != top_mask)
             nr = (image_top >> (popcount(top_mask) - 1u)) & 1u ? 1u : 2u;
     }
@@ -1165,7 +1320,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     uint h[IN_MAX_PASSES * RADIX];
     for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
-    const KEY_T low_mask = (KEY_T)(((KEY_T)1 << bits) - 1u);
+    const KEY_T low_mask = bits >= KEY_BITS ? (KEY_T)~(KEY_T)0 : (KEY_T)(((KEY_T)1 << bits) - 1u);
     KEY_T any = 0, all = low_mask;
     uint vary = 0; /* bit j: in-bucket digit j varies */
 #if TILED_OK
