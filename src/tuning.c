@@ -25,7 +25,7 @@
  * one work-item) for correctness: PoCL 5 planned one-pass u8 sorts with 64
  * work-items as if the pass were constant (PERFORMANCE.md, decision log,
  * area CPU, `plan_wg`, `5b4b5b0`); one work-item plans in microseconds. */
-#define POCL_CPU_ROW(LARGE_MIN, MSD_BOUND)                                                    \
+#define POCL_CPU_ROW(LARGE_MIN, MSD_BOUND, TILE_MIN)                                          \
     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
      .hist_groups = 2, .plan_wg = 1, .skip_min = 0, .order_min = 1u << 16, .small_max = 0,    \
@@ -34,8 +34,8 @@
      .bt_cap = 16384, .bt_regs = 16, .sel_wg = 64, .sel_block = 4096, .scan_wg = 64,          \
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .msd_bound = (MSD_BOUND),                 \
      .large_bits = 11, .large_min = (LARGE_MIN),                                              \
-     .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = 1u << 27,                \
-     .tile_min = 1u << 27}
+     .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = (TILE_MIN),              \
+     .tile_min = (TILE_MIN)}
 #define POCL_SEE                                                                              \
     "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
     "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"
@@ -73,11 +73,13 @@ static const clsort_tuning_row table[] = {
     /* PoCL on CPUs: the same shape by core count; 11-bit digits from 2M keys
      * (large_bits) only below 8 cores (PERFORMANCE.md, decision log, area
      * CPU, `7daeba0`); below 8 cores MSD order takes top-digit buckets up to
-     * a compute unit's share (msd_bound 16), from 8 a quarter of it */
+     * a compute unit's share (msd_bound 16), from 8 a quarter of it; from 8
+     * cores the top digit from tiles and streaming stores from 4 MiB, below
+     * from 128 MiB */
     {"PoCL CPUs of 8 or more cores: one work-item per group, 64K-key tiles, 8-bit digits",
-     POCL_SEE, 0, CLSORT_VENDOR_POCL, NULL, 8, POCL_CPU_ROW(0, 4)},
+     POCL_SEE, 0, CLSORT_VENDOR_POCL, NULL, 8, POCL_CPU_ROW(0, 4, 1u << 22)},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", POCL_SEE, 0,
-     CLSORT_VENDOR_POCL, NULL, 0, POCL_CPU_ROW(1u << 21, 16)},
+     CLSORT_VENDOR_POCL, NULL, 0, POCL_CPU_ROW(1u << 21, 16, 1u << 27)},
     {"other CPUs: the classic strategy, CPU shape", "not measured", 0, CLSORT_VENDOR_OTHER,
      NULL, 0,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
