@@ -503,7 +503,9 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
  * samples ku[i n / ns] put no more than msd_max * ns / n
  * of them in one digit of pass (the top pass; the plan's bound, estimated);
  * 2 where they do, but the buckets past the bound look like one key each
- * (below). One work-item. MSD order without tiles runs it too: there the
+ * (below); TILE_MAPPED where they do but the map of 16-bit prefixes
+ * (clsort_sample_map, written at map_off) spreads them (map_off 0: no
+ * map). One work-item. MSD order without tiles runs it too: there the
  * tile pass does not run, and the plan reads flag 2 alone. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
@@ -632,12 +634,13 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
     scratch[flag_off] = go;
 }
 
-/* The tile pass (see above) by the digit of pass (the top pass): does
- * nothing unless the flag (scratch + flag_off; the word after it hands out
- * the tiles, zero before). Counts go to counts + counts_off (the top pass's
- * row), the bits to scratch + bits_off, the table's rows to scratch +
- * table_off. One work-item per group, as many groups as tiles; gen:
- * argsort's values are the indices. */
+/* The tile pass (see above) by the digit of pass (the top pass), or by
+ * the sample's map (flag TILE_MAPPED): does nothing unless the flag
+ * (scratch + flag_off; the word after it hands out the tiles, zero
+ * before). Counts go to counts + counts_off (the top pass's row), or with
+ * the map to its row (MAP_COUNTS), the bits to scratch + bits_off, the
+ * table's rows to scratch + table_off. One work-item per group, as many
+ * groups as tiles; gen: argsort's values are the indices. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
 {
