@@ -1167,7 +1167,8 @@ void test_radix_mapped(void)
      * bucket_local 2048 they do not fit local memory and are gathered), the
      * map taken up to 4 compute units; and nine tenths, where the plan
      * refuses the map's buckets after the tile pass and sorts in LSD order,
-     * the top pass counted again (ST_PENDING PENDING_RECOUNT). */
+     * the top pass counted again (ST_PENDING PENDING_RECOUNT). Between
+     * them, normal floats with special values. */
     if (!test_on_cpu())
         return;
     const unsigned units = tiles_built();
@@ -1215,6 +1216,30 @@ void test_radix_mapped(void)
                      data_dist_name(cases[c].dist), sizes[i]);
             ok = ok && tiled_as_expected(ctx, want, base, what);
         }
+    /* normal floats with special values among them (every 97th key: NaN
+     * of either sign, -0.0 and +0.0, which sort as one key in their input
+     * order, infinities, denormals), keys and pairs, both orders: the map's
+     * buckets of one sign take the keys' raw digits, NaN's bucket their
+     * images */
+    static const uint32_t specials[] = {0x7fc00000u, 0xffc00001u, 0x80000000u, 0x00000000u,
+                                        0x7f800000u, 0xff800000u, 0x00000001u, 0x80000003u};
+    const size_t ns = 300007;
+    float *fk = malloc(ns * sizeof *fk);
+    CHECK(fk != NULL, "out of memory");
+    if (fk) {
+        data_fill(fk, CLSORT_F32, ns, DATA_NORMAL, test_seed("mapped_specials", ns, 0));
+        for (size_t i = 0, j = 0; i < ns; i += 97, j++)
+            memcpy(&fk[i], &specials[j % 8], sizeof fk[i]);
+    }
+    for (int m = 0; fk && ok && m < 4; m++) {
+        sort_case sc = make(CLSORT_F32, DATA_NORMAL, ns, m & 1 ? CHECK_PAIRS : CHECK_KEYS);
+        sc.value_size = 4;
+        sc.input = fk;
+        sc.opt.descending = m >> 1;
+        ok = sort_and_check(ctx, &sc, base) &&
+             tiled_as_expected(ctx, built && units <= 16 ? 2 : -1, base, "f32 normal, specials");
+    }
+    free(fk);
     clsort_context_release(ctx);
     char spec[512];
     snprintf(spec, sizeof spec, "%s,bucket_local=2048", base);
