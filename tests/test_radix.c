@@ -1218,7 +1218,7 @@ void test_radix_mapped(void)
         }
     /* normal floats with special values among them (every 97th key: NaN
      * of either sign, -0.0 and +0.0, which sort as one key in their input
-     * order, infinities, denormals), keys and pairs, both orders: the map's
+     * order, infinities, denormals), pairs, both orders: the map's
      * buckets of one sign take the keys' raw digits, NaN's bucket their
      * images */
     static const uint32_t specials[] = {0x7fc00000u, 0xffc00001u, 0x80000000u, 0x00000000u,
@@ -1231,11 +1231,11 @@ void test_radix_mapped(void)
         for (size_t i = 0, j = 0; i < ns; i += 97, j++)
             memcpy(&fk[i], &specials[j % 8], sizeof fk[i]);
     }
-    for (int m = 0; fk && ok && m < 4; m++) {
-        sort_case sc = make(CLSORT_F32, DATA_NORMAL, ns, m & 1 ? CHECK_PAIRS : CHECK_KEYS);
+    for (int m = 0; fk && ok && m < 2; m++) {
+        sort_case sc = make(CLSORT_F32, DATA_NORMAL, ns, CHECK_PAIRS); /* radix_tiled's program */
         sc.value_size = 4;
         sc.input = fk;
-        sc.opt.descending = m >> 1;
+        sc.opt.descending = m;
         ok = sort_and_check(ctx, &sc, base) &&
              tiled_as_expected(ctx, built && units <= 16 ? 2 : -1, base, "f32 normal, specials");
     }
