@@ -448,6 +448,19 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_SAMPLES_MAX 4096u
 #define MAP_CHUNK 1024u
 #define MAP_SHARE 192u
+/* The 16-bit prefix of the map, as DIGIT_OF takes it: the top digit of
+ * pass (its mask) and the next, pass - 1 (pass >= 1; 8 bits, full). */
+typedef struct map_digit {
+    uint shift, mask, flip;
+} map_digit;
+inline map_digit clsort_map_digit(uint begin_bit, uint pass, uint mask, uint descending)
+{
+    map_digit g;
+    g.shift = clsort_pass_shift(begin_bit, pass - 1u);
+    g.mask = mask << CLSORT_RADIX_BITS | (RADIX - 1u);
+    g.flip = descending ? g.mask : 0u;
+    return g;
+}
 inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global uchar *map,
                               global uint *info)
 {
@@ -464,16 +477,26 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
     uint b = 0, inb = 0, most = 0;
     bool fresh = true; /* bucket b has no prefix yet */
     for (uint t = 0; t < RADIX; t++) {
-        uint c[RADIX];
-        for (uint v = 0; v < RADIX; v++)
-            c[v] = 0;
-        for (uint i = at[t] - h[t]; i < at[t]; i++)
-            c[low[i]]++;
         if (!fresh && 2 * inb >= target && b + 1 < RADIX) {
             most = max(most, inb);
             b++, inb = 0, fresh = true;
         }
         global uint *row = (global uint *)(map + t * RADIX);
+        if (h[t] == 0) { /* no samples: the whole digit to bucket b, no cut inside */
+            if (fresh)
+                info[b] = t;
+            else if ((info[b] & (RADIX - 1u)) != t)
+                info[b] |= MAP_SPAN;
+            fresh = false;
+            for (uint j = 0; j < RADIX / 4; j++)
+                row[j] = b * 0x01010101u;
+            continue;
+        }
+        uint c[RADIX];
+        for (uint v = 0; v < RADIX; v++)
+            c[v] = 0;
+        for (uint i = at[t] - h[t]; i < at[t]; i++)
+            c[low[i]]++;
         uint word = 0;
         for (uint v = 0; v < RADIX; v++) {
             if (!fresh && inb + c[v] > target && inb > 0 && b + 1 < RADIX) {
@@ -532,9 +555,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         /* each sample's 16-bit prefix (the top digit and the next), for the
          * map below */
         const bool can_map = map_off && pass >= 1;
-        const uint pshift = can_map ? clsort_pass_shift(begin_bit, pass - 1) : 0u;
-        const uint pmask = mask << CLSORT_RADIX_BITS | (RADIX - 1u);
-        const uint pflip = descending ? pmask : 0u;
+        const map_digit g = clsort_map_digit(begin_bit, can_map ? pass : 1u, mask, descending);
         ushort pre[TILE_SAMPLES_MAX];
 #endif
         for (uint i = 0; i < ns; i++) {
@@ -543,7 +564,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             const uint d = DIGIT_OF(k, shift, mask, flip);
 #if MAP_OK
             if (can_map)
-                pre[i] = (ushort)DIGIT_OF(k, pshift, pmask, pflip);
+                pre[i] = (ushort)DIGIT_OF(k, g.shift, g.mask, g.flip);
 #endif
             const KEY_T img = clsort_order_key(k, begin_bit, end_bit, descending);
             if (h[d]++ == 0) {
@@ -564,11 +585,12 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * it is sorted all the same, by one work-item.
          * Elsewhere (Zipf's rare values share the common ones' buckets) the
          * bound holds for every bucket. */
-        uint most = 0, most_all = 0, most_two = 0, mixed = 0;
+        uint most = 0, most_all = 0, most_two = 0, mixed = 0, tops = 0;
         for (uint d = 0; d < RADIX; d++) {
             most_all = max(most_all, h[d]);
             most_two = max(most_two, other[d] == 1 ? h[d] : 0u);
             mixed += other[d] != 0;
+            tops += h[d] != 0;
         }
         for (uint d = 0; d < RADIX; d++)
             if (other[d] > 1 || mixed > TILE_MIXED_MAX)
@@ -598,9 +620,6 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * bucket within the bound. Only where the samples show two top
          * digits or more: the top pass then surely varies, and the plan,
          * which cannot undo the mapped counts, takes MSD order (TILE_MAPPED). */
-        uint tops = 0;
-        for (uint d = 0; d < RADIX; d++)
-            tops += h[d] != 0;
         if (!go && can_map && active >= 3 && tops >= 2 &&
             (ulong)clsort_sample_map(h, pre, ns, (global uchar *)(scratch + map_off),
                                      scratch + map_off + MAP_INFO) * n <=
@@ -668,9 +687,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
 #if MAP_OK
     const bool mapped = flag[0] == TILE_MAPPED;
     const global uchar *map = (const global uchar *)(scratch + map_off);
-    const uint pshift = mapped ? clsort_pass_shift(begin_bit, pass - 1) : 0u;
-    const uint pmask = mask << CLSORT_RADIX_BITS | (RADIX - 1u);
-    const uint pflip = descending ? pmask : 0u;
+    const map_digit g = clsort_map_digit(begin_bit, mapped ? pass : 1u, mask, descending);
     /* mapped: a chunk's buckets first, in a loop of loads alone (the map's
      * lines in flight together), then the chunk's keys */
     uchar dig[MAP_CHUNK];
@@ -679,7 +696,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
         for (uint c0 = 0; c0 < cnt; c0 += MAP_CHUNK) {                                         \
             const uint c1 = min(cnt, c0 + MAP_CHUNK);                                          \
             for (uint i = c0; i < c1; i++)                                                     \
-                dig[i - c0] = map[DIGIT_OF(src[i], pshift, pmask, pflip)];                     \
+                dig[i - c0] = map[DIGIT_OF(src[i], g.shift, g.mask, g.flip)];                  \
             for (uint i = c0; i < c1; i++) {                                                   \
                 const KEY_T k = src[i];                                                        \
                 const uint d = dig[i - c0];                                                    \
