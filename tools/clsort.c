@@ -171,7 +171,7 @@ static int cmd_bench(int argc, char **argv)
     const char *json = NULL;
     static bench_case cases[32];
     const char *dist = NULL;
-    int copy = 0, algorithms = 0, table = 1, scan = 0;
+    int copy = 0, algorithms = 0, table = 1, scan = 0, keys_only = 0;
     size_t batch_count = 200, batch_len = 8192;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -192,7 +192,7 @@ static int cmd_bench(int argc, char **argv)
         } else if (!strcmp(a, "--json") && next)
             json = argv[++i];
         else if (!strcmp(a, "--keys-only"))
-            cfg.ncases = 1;
+            keys_only = 1;
         else if (!strcmp(a, "--copy"))
             copy = 1;
         else if (!strcmp(a, "--profile"))
@@ -322,6 +322,19 @@ static int cmd_bench(int argc, char **argv)
             return s == CLSORT_ERROR_INVALID_TUNING ? 2 : 1;
         }
         return 0;
+    }
+    if (keys_only) { /* the cases without values, in any argument order */
+        static bench_case kept[32];
+        size_t k = 0;
+        for (size_t c = 0; c < cfg.ncases; c++)
+            if (cfg.cases[c].value_size == 0 && k < 32)
+                kept[k++] = cfg.cases[c];
+        if (k == 0) {
+            fprintf(stderr, "clsort bench: --keys-only leaves no case\n");
+            return 2;
+        }
+        cfg.cases = kept;
+        cfg.ncases = k;
     }
     if (dist) { /* every case with the distribution, or with each one */
         static bench_case expanded[512];

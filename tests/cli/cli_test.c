@@ -840,6 +840,12 @@ static void test_commands(void)
     rc = clsort("bench --sizes 1K --min-reps 1 --keys-only --no-qsort");
     CHECK(rc == 0 && !err_text[0] && strstr(out_text, "u32 keys"), "bench (%d): %s", rc,
           err_text);
+    /* --keys-only drops the cases with values wherever it stands */
+    rc = clsort("bench --keys-only --sizes 1K --min-reps 1 --no-qsort --cases u32+4,u16,u64+8,i8");
+    CHECK(rc == 0 && !err_text[0] && strstr(out_text, "\nu16 ") && strstr(out_text, "\ni8 ") &&
+              !strstr(out_text, "u32+4") && !strstr(out_text, "u64+8"),
+          "bench --keys-only with --cases (%d): %s", rc, out_text);
+    CMD_FAILS(2, "leaves no case", "bench --sizes 1K --cases u32+4 --keys-only");
     rc = clsort("info");
     CHECK(rc == 0 && strstr(out_text, "(default)"), "info marks a default (%d): %s", rc, out_text);
     setenv("CLSORT_DEVICE", "no-such-device-anywhere", 1);
