@@ -150,6 +150,52 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
         }                                                                                 \
     } while (0)
 
+/* Keys as explicit 32-byte vectors (KV_N keys; 16 bytes for 1-byte keys),
+ * for the one-work-item count's block loops: PoCL 5's kernel compiler
+ * left those loops scalar where written key by key (its cost model), at
+ * several times the time of the vector loops. km_t: the vectors'
+ * comparison masks. KV_AT loads at the key's alignment; KV_IMAGE(v, out):
+ * the images of v's keys (RADIX_IMAGE). Macros, not functions: no vector
+ * passes through a call. */
+#if CLSORT_KEY_BYTES == 8
+#define KV_N 4
+typedef ulong4 kv_t;
+#define as_kv as_ulong4
+typedef long4 km_t;
+#elif CLSORT_KEY_BYTES == 4
+#define KV_N 8
+typedef uint8 kv_t;
+#define as_kv as_uint8
+typedef int8 km_t;
+#elif CLSORT_KEY_BYTES == 2
+#define KV_N 16
+typedef ushort16 kv_t;
+#define as_kv as_ushort16
+typedef short16 km_t;
+#else
+#define KV_N 16
+typedef uchar16 kv_t;
+#define as_kv as_uchar16
+typedef char16 km_t;
+#endif
+typedef kv_t kv_a __attribute__((aligned(CLSORT_KEY_BYTES)));
+#define KV_AT(p) (*(const global kv_a *)(p))
+#if CLSORT_KEY_KIND == 0
+#define KV_IMAGE(v, out) (out) = (v)
+#elif CLSORT_KEY_KIND == 1
+#define KV_IMAGE(v, out) (out) = (v) ^ (kv_t)KEY_SIGN
+#else
+/* clsort_float_image: NaN last, -0.0 as +0.0, negatives complemented */
+#define KV_IMAGE(v, out)                                                                     \
+    do {                                                                                     \
+        kv_t k_ = (v);                                                                       \
+        const km_t nan_ = (k_ & (kv_t)~KEY_SIGN) > (kv_t)KEY_INF;                            \
+        k_ = select(k_, (kv_t)0, k_ == (kv_t)KEY_SIGN);                                      \
+        (out) = select(k_ | (kv_t)KEY_SIGN, ~k_, (k_ & (kv_t)KEY_SIGN) != (kv_t)0);          \
+        (out) = select((out), (kv_t)~(KEY_T)0, nan_);                                        \
+    } while (0)
+#endif
+
 /* Counts of the digits of passes [p_lo, p_hi) over keys[lo, hi) (this
  * work-group's chunk), added to dst[P][RADIX] with global atomics; with
  * want_bits it ORs the keys' images, and their complements, into any and
@@ -174,8 +220,11 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
     if ((fl & ORDER_BOTH) != ORDER_BOTH && (x) >= order_from)                             \
         fl |= clsort_order_pair(before[x], (k), begin_bit, end_bit, descending);
 #if CLSORT_HIST_WG == 1
-    /* Block by block (in L1): the bits in a loop that vectorises, then one
-     * tight loop per pass. */
+    /* Block by block (in L1): the block's images, its bits and the order
+     * check in loops of explicit vectors (KV_), then, for each pass whose
+     * digit varies in the block, one tight loop of counts; a pass whose
+     * digit is the same for the whole block (sorted keys' upper digits,
+     * equal keys) adds the block's length at once. */
     /* CNT_SUB counters per digit, key i counted in copy i % CNT_SUB: where
      * keys repeat a digit, one counter's increments would wait on each
      * other (a store forwarded to the next load) */
@@ -189,8 +238,7 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
         ph[e] = 0;
     /* the bits in locals, not through the pointers, and the key loops' index
      * of their bounds' type, ulong: a uint index compared with a ulong bound
-     * may wrap, so the loop has no trip count and does not vectorise
-     * (decision log, CPU) */
+     * may wrap, so the loop has no trip count (decision log, CPU) */
     KEY_T a = *any, ac = *anyc;
 #if CLSORT_KEY_KIND == 2
     /* a float key's image takes several instructions: taken once per key,
@@ -200,35 +248,80 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #else
 #define CNT_IMAGE(i) RADIX_IMAGE(keys[i])
 #endif
+    const KEY_T omask = clsort_order_key((KEY_T)~(KEY_T)0, begin_bit, end_bit, 0u);
+    const kv_t vshift = (kv_t)(KEY_T)begin_bit, vmask = (kv_t)omask,
+               vflip = (kv_t)(descending ? omask : (KEY_T)0);
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
+        /* the block's bits: an image bit varies where some image has it
+         * set and some has it clear */
+        kv_t vo = (kv_t)0, voc = (kv_t)0;
+        ulong i = b0;
+        for (; i + KV_N <= b1; i += KV_N) {
+            kv_t img;
+            KV_IMAGE(KV_AT(keys + i), img);
 #if CLSORT_KEY_KIND == 2
-        for (ulong i = b0; i < b1; i++)
-            im[i - b0] = RADIX_IMAGE(keys[i]);
+            *(kv_a *)(im + (i - b0)) = img;
 #endif
-        if ((fl & ORDER_BOTH) != ORDER_BOTH) {
-            /* three OR-reductions of comparisons: a loop that vectorises */
-            uint desc = 0, asc = 0, tie = 0;
-            for (ulong i = max(b0, (ulong)order_from); i < b1; i++) {
-                const KEY_T x = clsort_order_key(keys[i - 1], begin_bit, end_bit, descending);
-                const KEY_T y = clsort_order_key(keys[i], begin_bit, end_bit, descending);
-                desc |= x > y;
-                asc |= x < y;
-                tie |= x == y;
-            }
-            fl |= (desc ? ORDER_DESCENT : 0u) | (asc ? ORDER_ASCENT : 0u) | (tie ? ORDER_TIE : 0u);
+            vo |= img;
+            voc |= ~img;
         }
-        if (want_bits)
-            for (ulong i = b0; i < b1; i++) {
-                const KEY_T img = CNT_IMAGE(i);
-                a |= img;
-                ac |= (KEY_T)~img;
+        KEY_T ba = 0, bac = 0;
+        for (; i < b1; i++) {
+            const KEY_T img = RADIX_IMAGE(keys[i]);
+#if CLSORT_KEY_KIND == 2
+            im[i - b0] = img;
+#endif
+            ba |= img;
+            bac |= (KEY_T)~img;
+        }
+        KEY_T lane[KV_N];
+        *(kv_a *)lane = vo;
+        for (uint j = 0; j < KV_N; j++)
+            ba |= lane[j];
+        *(kv_a *)lane = voc;
+        for (uint j = 0; j < KV_N; j++)
+            bac |= lane[j];
+        if (want_bits) {
+            a |= ba;
+            ac |= bac;
+        }
+        const KEY_T vary = ba & bac;
+        if ((fl & ORDER_BOTH) != ORDER_BOTH) {
+            /* each key against the one before, in the sort's order */
+            km_t md = (km_t)0, ma = (km_t)0, mt = (km_t)0;
+            ulong j = max(b0, (ulong)order_from);
+            for (; j + KV_N <= b1; j += KV_N) {
+                kv_t x, y;
+                KV_IMAGE(KV_AT(keys + j - 1), x);
+                KV_IMAGE(KV_AT(keys + j), y);
+                x = ((x >> vshift) & vmask) ^ vflip;
+                y = ((y >> vshift) & vmask) ^ vflip;
+                md |= x > y;
+                ma |= x < y;
+                mt |= x == y;
             }
+            /* (the builtin any() is hidden here by the parameter of that name) */
+            KEY_T lanes[3][KV_N];
+            *(kv_a *)lanes[0] = as_kv(md);
+            *(kv_a *)lanes[1] = as_kv(ma);
+            *(kv_a *)lanes[2] = as_kv(mt);
+            KEY_T od = 0, oa = 0, ot = 0;
+            for (uint e = 0; e < KV_N; e++)
+                od |= lanes[0][e], oa |= lanes[1][e], ot |= lanes[2][e];
+            fl |= (od ? ORDER_DESCENT : 0u) | (oa ? ORDER_ASCENT : 0u) | (ot ? ORDER_TIE : 0u);
+            for (; j < b1; j++)
+                fl |= clsort_order_pair(keys[j - 1], keys[j], begin_bit, end_bit, descending);
+        }
         for (uint p = p_lo; p < p_hi; p++) {
             const uint shift = clsort_pass_shift(begin_bit, p);
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);
             const uint flip = descending ? mask : 0u;
             uint *hp = ph + p * CNT_SUB * RADIX;
+            if (((vary >> shift) & (KEY_T)mask) == 0) {
+                hp[DIGIT_OF_IMAGE(CNT_IMAGE(b0), shift, mask, flip)] += (uint)(b1 - b0);
+                continue;
+            }
             ulong i = b0;
             for (; i + CNT_SUB <= b1; i += CNT_SUB)
 #pragma unroll
