@@ -162,24 +162,51 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
 typedef ulong4 kv_t;
 #define as_kv as_ulong4
 typedef long4 km_t;
+typedef long km_e;
 #elif CLSORT_KEY_BYTES == 4
 #define KV_N 8
 typedef uint8 kv_t;
 #define as_kv as_uint8
 typedef int8 km_t;
+typedef int km_e;
 #elif CLSORT_KEY_BYTES == 2
 #define KV_N 16
 typedef ushort16 kv_t;
 #define as_kv as_ushort16
 typedef short16 km_t;
+typedef short km_e;
 #else
 #define KV_N 16
 typedef uchar16 kv_t;
 #define as_kv as_uchar16
 typedef char16 km_t;
+typedef char km_e;
 #endif
 typedef kv_t kv_a __attribute__((aligned(CLSORT_KEY_BYTES)));
+typedef km_t km_a __attribute__((aligned(CLSORT_KEY_BYTES)));
 #define KV_AT(p) (*(const global kv_a *)(p))
+/* acc |= every lane of v; acc += every lane of m (km_t) */
+#define KV_OR_INTO(v, acc)                                                                   \
+    do {                                                                                     \
+        KEY_T l_[KV_N];                                                                      \
+        *(kv_a *)l_ = (v);                                                                   \
+        for (uint j_ = 0; j_ < KV_N; j_++)                                                   \
+            (acc) |= l_[j_];                                                                 \
+    } while (0)
+#define KM_SUM_INTO(m, acc)                                                                  \
+    do {                                                                                     \
+        km_e l_[KV_N];                                                                       \
+        *(km_a *)l_ = (m);                                                                   \
+        for (uint j_ = 0; j_ < KV_N; j_++)                                                   \
+            (acc) += l_[j_];                                                                 \
+    } while (0)
+/* KV_ORDER_SHAPE declares o's vectors, from which KV_ORDER(image, o) makes
+ * the order keys (clsort_order_key) of a vector of images */
+#define KV_ORDER_SHAPE(o, begin_bit, end_bit, descending)                                    \
+    const KEY_T o##_m = clsort_order_key((KEY_T)~(KEY_T)0, (begin_bit), (end_bit), 0u);      \
+    const kv_t o##_shift = (kv_t)(KEY_T)(begin_bit), o##_mask = (kv_t)o##_m,                 \
+               o##_flip = (kv_t)((descending) ? o##_m : (KEY_T)0)
+#define KV_ORDER(v, o) ((((v) >> o##_shift) & o##_mask) ^ o##_flip)
 #if CLSORT_KEY_KIND == 0
 #define KV_IMAGE(v, out) (out) = (v)
 #elif CLSORT_KEY_KIND == 1
@@ -248,9 +275,7 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #else
 #define CNT_IMAGE(i) RADIX_IMAGE(keys[i])
 #endif
-    const KEY_T omask = clsort_order_key((KEY_T)~(KEY_T)0, begin_bit, end_bit, 0u);
-    const kv_t vshift = (kv_t)(KEY_T)begin_bit, vmask = (kv_t)omask,
-               vflip = (kv_t)(descending ? omask : (KEY_T)0);
+    KV_ORDER_SHAPE(ord, begin_bit, end_bit, descending);
     for (ulong b0 = lo; b0 < hi; b0 += 2048) { /* ulong: no wrap near 2^32 */
         const ulong b1 = min(b0 + 2048, (ulong)hi);
         /* the block's bits: an image bit varies where some image has it
@@ -275,13 +300,8 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
             ba |= img;
             bac |= (KEY_T)~img;
         }
-        KEY_T lane[KV_N];
-        *(kv_a *)lane = vo;
-        for (uint j = 0; j < KV_N; j++)
-            ba |= lane[j];
-        *(kv_a *)lane = voc;
-        for (uint j = 0; j < KV_N; j++)
-            bac |= lane[j];
+        KV_OR_INTO(vo, ba);
+        KV_OR_INTO(voc, bac);
         if (want_bits) {
             a |= ba;
             ac |= bac;
@@ -295,20 +315,17 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
                 kv_t x, y;
                 KV_IMAGE(KV_AT(keys + j - 1), x);
                 KV_IMAGE(KV_AT(keys + j), y);
-                x = ((x >> vshift) & vmask) ^ vflip;
-                y = ((y >> vshift) & vmask) ^ vflip;
+                x = KV_ORDER(x, ord);
+                y = KV_ORDER(y, ord);
                 md |= x > y;
                 ma |= x < y;
                 mt |= x == y;
             }
             /* (the builtin any() is hidden here by the parameter of that name) */
-            KEY_T lanes[3][KV_N];
-            *(kv_a *)lanes[0] = as_kv(md);
-            *(kv_a *)lanes[1] = as_kv(ma);
-            *(kv_a *)lanes[2] = as_kv(mt);
             KEY_T od = 0, oa = 0, ot = 0;
-            for (uint e = 0; e < KV_N; e++)
-                od |= lanes[0][e], oa |= lanes[1][e], ot |= lanes[2][e];
+            KV_OR_INTO(as_kv(md), od);
+            KV_OR_INTO(as_kv(ma), oa);
+            KV_OR_INTO(as_kv(mt), ot);
             fl |= (od ? ORDER_DESCENT : 0u) | (oa ? ORDER_ASCENT : 0u) | (ot ? ORDER_TIE : 0u);
             for (; j < b1; j++)
                 fl |= clsort_order_pair(keys[j - 1], keys[j], begin_bit, end_bit, descending);

@@ -1046,6 +1046,8 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
     const uint runs = tiled ? tiles : 1u;
     uint have = 0; /* keys known: 0, 1 (k0) or 2 (k0, k1) */
     ulong like0 = 0;
+    /* the blocks' comparisons in explicit vectors (KV_, radix.cl) */
+    KV_ORDER_SHAPE(ord, begin_bit, end_bit, descending);
     for (uint t = 0; t < runs; t++) {
         ulong r0, r1;
         clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
@@ -1059,7 +1061,16 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
             const ulong b1 = min(b0 + 256, r1);
             if (have == 1) {
                 KEY_T diff = 0;
-                for (ulong i = b0; i < b1; i++)
+                const kv_t v0 = (kv_t)*k0;
+                kv_t vd = (kv_t)0;
+                ulong i = b0;
+                for (; i + KV_N <= b1; i += KV_N) {
+                    kv_t x;
+                    KV_IMAGE(KV_AT(ka + i), x);
+                    vd |= KV_ORDER(x, ord) ^ v0;
+                }
+                KV_OR_INTO(vd, diff);
+                for (; i < b1; i++)
                     diff |= IN_ORDER(ka[i]) ^ *k0;
                 if (!diff) {
                     like0 += b1 - b0;
@@ -1071,15 +1082,30 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
                         have = 2;
                     }
             }
-            uint third = 0, same = 0;
-            for (ulong i = b0; i < b1; i++) {
+            /* a third key; how many are k0 (each match adds -1 to its lane) */
+            const kv_t v0 = (kv_t)*k0, v1 = (kv_t)*k1;
+            km_t m3 = (km_t)0, ms = (km_t)0;
+            ulong i = b0;
+            for (; i + KV_N <= b1; i += KV_N) {
+                kv_t x;
+                KV_IMAGE(KV_AT(ka + i), x);
+                x = KV_ORDER(x, ord);
+                m3 |= (x != v0) & (x != v1);
+                ms += x == v0;
+            }
+            KEY_T third = 0;
+            KV_OR_INTO(as_kv(m3), third);
+            long same = 0;
+            KM_SUM_INTO(ms, same);
+            same = -same;
+            for (; i < b1; i++) {
                 const KEY_T k = IN_ORDER(ka[i]);
                 third |= (k != *k0) & (k != *k1);
                 same += k == *k0;
             }
             if (third)
                 return 0;
-            like0 += same;
+            like0 += (ulong)same;
         }
     }
     *c0 = like0;
