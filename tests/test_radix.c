@@ -1072,6 +1072,46 @@ static bool order_case(clsort_context *ctx, const char *spec, clsort_type t, dat
     return ok;
 }
 
+/* radix_order's signed keys of type t: keys k_i = i - n / 2 (wrapped to the
+ * type: i8 and i16 cycle through their range, so not in order) sorted and
+ * checked, the plan's verdict "in order" asserted for i32 and i64; then
+ * ascending low bits with the sign bit alternating in a part of them, not
+ * in order (verdict 0). */
+static bool order_signed(clsort_context *ctx, const char *spec, clsort_type t, size_t n)
+{
+    const size_t kb = clsort_type_size(t);
+    unsigned char *k = malloc(n * kb + 1);
+    CHECK(k != NULL, "out of host memory");
+    if (!k)
+        return false;
+    bool ok = true;
+    for (int alt = 0; ok && alt < 2; alt++) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t v = (uint64_t)((int64_t)i - (int64_t)(n / 2));
+            /* alt: the low bits ascending, the sign bit set on every other
+             * key of the second quarter, away from the ends of the count's
+             * blocks of 2048 keys (where the check's scalar tail is) */
+            const bool flip = (i & 1) && i >= n / 4 && i < n / 2 && i % 2048 < 2000;
+            if (alt)
+                v = (uint64_t)i | (flip ? (uint64_t)1 << (kb * 8 - 1) : 0);
+            memcpy(k + i * kb, &v, kb); /* little-endian: the low bytes */
+        }
+        char label[700];
+        snprintf(label, sizeof label, "%s: %s %s", spec, clsort_type_name(t),
+                 alt ? "low bits in order, sign alternating" : "in order across the sign");
+        ok = order_sorts(ctx, label, t, k, n, 0, (unsigned)kb * 8, 1u, false);
+        const int seen = clsort_radix_last_order(ctx);
+        const int expect = alt || kb < 4 ? 0 : 1;
+        if (ok && !strstr(spec, "classic") && (alt || kb >= 4)) {
+            CHECK(seen == expect, "%s n=%zu: the plan's order verdict %d, expected %d", label, n,
+                  seen, expect);
+            ok = seen == expect;
+        }
+    }
+    free(k);
+    return ok;
+}
+
 /* The order check of the upfront count (radix.c, radix_shape.order): keys
  * already in order and in reverse order (distinct, with ties, one tie),
  * and nearly so (one key out of place at the start, the end, the middle
@@ -1110,6 +1150,14 @@ void test_radix_order(void)
                 for (int rev = 0; ok && rev < 2; rev++)
                     ok = order_case(ctx, spec, t, dists[di], 70001, rev, tuned);
         }
+        /* signed keys across the sign: in order (the check must see the
+         * order over the sign bit), and with the low bits in order but the
+         * sign alternating (not in order: a check blind to the sign bit
+         * would skip the sort) */
+        static const clsort_type signed_types[] = {CLSORT_I8, CLSORT_I16, CLSORT_I32,
+                                                   CLSORT_I64};
+        for (size_t ti = 0; ok && tuned && ti < 4; ti++)
+            ok = order_signed(ctx, spec, signed_types[ti], 70001);
         /* larger: more upfront work-groups, and on the tuned PoCL rows
          * MSD order from tiles once the sample looks unordered */
         for (int rev = 0; ok && tuned && rev < 2; rev++)

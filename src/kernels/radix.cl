@@ -203,7 +203,9 @@ typedef km_t km_a __attribute__((aligned(CLSORT_KEY_BYTES)));
 /* KV_ORDER_SHAPE declares o's vectors, from which KV_ORDER(image, o) makes
  * the order keys (clsort_order_key) of a vector of images */
 #define KV_ORDER_SHAPE(o, begin_bit, end_bit, descending)                                    \
-    const KEY_T o##_m = clsort_order_key((KEY_T)~(KEY_T)0, (begin_bit), (end_bit), 0u);      \
+    const KEY_T o##_m = (end_bit) - (begin_bit) >= KEY_BITS                                   \
+                            ? (KEY_T)~(KEY_T)0                                               \
+                            : (KEY_T)(((KEY_T)1 << ((end_bit) - (begin_bit))) - (KEY_T)1);   \
     const kv_t o##_shift = (kv_t)(KEY_T)(begin_bit), o##_mask = (kv_t)o##_m,                 \
                o##_flip = (kv_t)((descending) ? o##_m : (KEY_T)0)
 #define KV_ORDER(v, o) ((((v) >> o##_shift) & o##_mask) ^ o##_flip)
