@@ -97,6 +97,18 @@ void test_radix_distributions(void)
                 if (d >= DATA_DIST_COUNT)
                     break; /* the suite: one size */
             }
+        /* keys alone in descending order, few distinct values: MSD
+         * buckets of one key are written from the key (clsort_in_fill),
+         * unsigned, and signed on the tuned shape */
+        static const data_dist few[] = {DATA_FEW_2, DATA_FEW_UNIQUE, DATA_FEW_1024};
+        const bool tuned = !strcmp(spec, "tuned");
+        for (size_t f = 0; f < 3; f++)
+            for (int t = 0; t < (tuned ? 2 : 1); t++) {
+                sort_case k = make(t ? CLSORT_I32 : CLSORT_U32, few[f], 300007, CHECK_KEYS);
+                k.opt.descending = 1;
+                if (!sort_and_check(ctx, &k, spec))
+                    f = 3, t = 2;
+            }
     }
 }
 

@@ -1131,6 +1131,28 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
     }
 }
 
+#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
+/* Keys alone, integers sorted by all their bits: a bucket of one order key
+ * o is one bit pattern, written to U[lo, hi) without reading the bucket a
+ * second time (clsort_in_copy's read). Not floats: -0.0 and +0.0, and
+ * every NaN, share an order key. */
+inline void clsort_in_fill(global KEY_T *ku, idx_t lo, idx_t hi, KEY_T o, uint descending)
+{
+    const KEY_T img = descending ? (KEY_T)~o : o;
+#if CLSORT_KEY_KIND == 1
+    const KEY_T k = (KEY_T)(img ^ KEY_SIGN);
+#else
+    const KEY_T k = img;
+#endif
+    const kv_t v = (kv_t)k;
+    ulong i = lo;
+    for (; i + KV_N <= hi; i += KV_N)
+        *(global kv_a *)(ku + i) = v;
+    for (; i < hi; i++)
+        ku[i] = k;
+}
+#endif
+
 /* The two keys' elements, those whose order key is first's, then the
  * others, each in their order, A -> U from lo: one read. */
 inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
@@ -1316,6 +1338,12 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         const uint few = clsort_in_few_keys(ka, lo, hi, tiled, tab, tiles, d, n, begin_bit,
                                             end_bit, descending, &o0, &o1, &c0);
         if (few == 1) {
+#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
+            if (begin_bit == 0 && end_bit == KEY_BITS) {
+                clsort_in_fill(ku, lo, hi, o0, descending);
+                return;
+            }
+#endif
             clsort_in_copy(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n);
             return;
         }
