@@ -80,10 +80,15 @@ inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
 
 /* A key as the sort orders it: the bits [begin_bit, end_bit) of its image,
  * complemented for a descending sort. */
+/* The low w bits of a key set (all of them from KEY_BITS on). */
+inline KEY_T clsort_low_bits(uint w)
+{
+    return w >= KEY_BITS ? (KEY_T)~(KEY_T)0 : (KEY_T)(((KEY_T)1 << w) - (KEY_T)1);
+}
+
 inline KEY_T clsort_order_key(KEY_T k, uint begin_bit, uint end_bit, uint descending)
 {
-    const uint w = end_bit - begin_bit;
-    const KEY_T mask = w >= KEY_BITS ? (KEY_T)~(KEY_T)0 : (KEY_T)(((KEY_T)1 << w) - (KEY_T)1);
+    const KEY_T mask = clsort_low_bits(end_bit - begin_bit);
     const KEY_T o = (KEY_T)(RADIX_IMAGE(k) >> begin_bit) & mask;
     return descending ? (KEY_T)(o ^ mask) : o;
 }
@@ -203,9 +208,7 @@ typedef km_t km_a __attribute__((aligned(CLSORT_KEY_BYTES)));
 /* KV_ORDER_SHAPE declares o's vectors, from which KV_ORDER(image, o) makes
  * the order keys (clsort_order_key) of a vector of images */
 #define KV_ORDER_SHAPE(o, begin_bit, end_bit, descending)                                    \
-    const KEY_T o##_m = (end_bit) - (begin_bit) >= KEY_BITS                                   \
-                            ? (KEY_T)~(KEY_T)0                                               \
-                            : (KEY_T)(((KEY_T)1 << ((end_bit) - (begin_bit))) - (KEY_T)1);   \
+    const KEY_T o##_m = clsort_low_bits((end_bit) - (begin_bit));                            \
     const kv_t o##_shift = (kv_t)(KEY_T)(begin_bit), o##_mask = (kv_t)o##_m,                 \
                o##_flip = (kv_t)((descending) ? o##_m : (KEY_T)0)
 #define KV_ORDER(v, o) ((((v) >> o##_shift) & o##_mask) ^ o##_flip)

@@ -1394,7 +1394,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     uint h[IN_MAX_PASSES * RADIX];
     for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
-    const KEY_T low_mask = bits >= KEY_BITS ? (KEY_T)~(KEY_T)0 : (KEY_T)(((KEY_T)1 << bits) - 1u);
+    const KEY_T low_mask = clsort_low_bits(bits);
     KEY_T any = 0, all = low_mask;
     uint vary = 0; /* bit j: in-bucket digit j varies */
 #if TILED_OK
