@@ -40,7 +40,7 @@
     "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
     "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"
 static const clsort_tuning_row table[] = {
-    {"NVIDIA GPUs: onesweep, atomic_or ranking for keys (match.any in tiles of few digits), "
+    {"NVIDIA GPUs: onesweep, atomic_or ranking for keys (match.any in tiles of few digits a row), "
      "ballot for pairs, persistent "
      "work-groups for 8-byte keys alone (H100, H200, measured)",
      "docs/PERFORMANCE.md, decision log, areas: GPU pass, GPU count, GPU small, segments, scan",
@@ -49,7 +49,7 @@ static const clsort_tuning_row table[] = {
       .os_rank = CLSORT_RANK_ATOMIC_OR, .os_wg_pairs = 512, .os_items_pairs = 16,
       .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
       .os_wg_wide = 256, .os_items_wide = 24, .lb_batch = 2, .lb_batch_pairs = 1,
-      .os_match_max = 16,
+      .os_match_max = 12,
       .os_persist_wide = 3, .big_min = 8u << 20, .big_wg = 384, .big_items = 28,
       .big_min_pairs = 8u << 20, .big_wg_pairs = 384, .big_items_pairs = 24,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,

@@ -82,8 +82,9 @@
       "onesweep: look-back words a tile reads per round trip (0: 1; work-group shapes)")          \
     X(lb_batch_pairs, NUM, 0, 32, lb_batch, "lb_batch when values are carried (0: lb_batch)")     \
     X(os_match_max, NUM, 0, 256, none,                                                            \
-      "NVIDIA, atomic_or ranking (sm_70 on): tiles whose keys have at most this many distinct "   \
-      "digits rank by match.any (0: never; pairs ranked by ballot ignore it)")                     \
+      "NVIDIA, atomic_or ranking (sm_70 on, os_wg at least 2^radix_bits): tiles whose rows of "   \
+      "32 keys hold about this many distinct digits or fewer rank by match.any (0: never; pairs " \
+      "ranked by ballot ignore it)")                                                              \
     X(os_persist, NUM, 0, 64, none,                                                               \
       "onesweep passes (work-group shapes): persistent work-groups per compute unit, each "       \
       "sorting tile after tile (0: a work-group per tile)")                                       \

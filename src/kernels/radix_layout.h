@@ -119,12 +119,13 @@
  * the work-group scan, the tile's number and the next; the larger of the
  * warp rankings' stage and their counters (atomic_or's: and digit masks),
  * which share memory, in 16-byte words; the warp sums of their digit
- * scan and the count of digits that occur) */
+ * scan, the runs of digits in each warp's rows and the choice of ranking) */
 #define OS_MEM_COMMON_(wg, radix, ib) ((radix) * 8 + (radix) * (ib) + SCAN_LOCAL_WORDS(wg) * 4 + 8)
 #define OS_MEM_MAX_(a, b) ((a) > (b) ? (a) : (b))
 #define OS_MEM_16_(bytes) (((bytes) + 15) / 16 * 16)
 #define OS_MEM_WARP_WORDS_(rank, wg, radix) ((wg) / 32 * (radix) * ((rank) == 4 ? 2 : 1))
-#define OS_MEM_WSUM_(wg, radix) (((radix) % 32 == 0 && (radix) <= (wg) ? (radix) / 32 * 4 : 0) + 4)
+#define OS_MEM_WSUM_(wg, radix)                                                                \
+    (((radix) % 32 == 0 && (radix) <= (wg) ? (radix) / 32 * 4 : 4) + (wg) / 32 * 4 + 4)
 /* In a kernel file, after its os_mem: a build error (an array of negative
  * size) where OS_MEM_BYTES does not count the struct. */
 #define OS_MEM_CHECK(bytes)                                                                    \

@@ -19,8 +19,10 @@
  *                    warp's digit masks, both through inline PTX (NVIDIA)
  *   CLSORT_OS_PERSIST  1: persistent work-groups, each taking tile after
  *                    tile (radix_passes.cl)
- *   CLSORT_OS_MATCH_MAX  with rank 4: tiles of at most this many distinct
- *                    digits rank by match.any (sm_70; optional, 0: never)
+ *   CLSORT_OS_MATCH_MAX  with rank 4: a tile whose rows of 32 keys hold
+ *                    about this many distinct digits or fewer ranks by
+ *                    match.any (sm_70, the digit scan by warps; optional,
+ *                    0: never)
  */
 #if CLSORT_OS_RANK != 1 && CLSORT_OS_RANK != 3 && CLSORT_OS_RANK != 4
 #error "radix_onesweep.cl ranks a tile by CLSORT_OS_RANK 1 (local), 3 (ballot) or 4 (atomic_or)"
@@ -35,11 +37,6 @@
 #ifndef CLSORT_OS_MATCH_MAX
 #define CLSORT_OS_MATCH_MAX 0
 #endif
-/* the tile's choice between match.any and atomic_or (os_rank_keys) */
-#define OS_MATCH (CLSORT_OS_RANK == 4 && CLSORT_OS_MATCH_MAX > 0)
-#if OS_MATCH && !CLSORT_NV_SM70
-#error "CLSORT_OS_MATCH_MAX needs match.any (compute capability 7 or later)"
-#endif
 
 #if CLSORT_OS_RANK >= 3
 #define WARPS (CLSORT_OS_WG / 32)
@@ -53,6 +50,14 @@
 #define WH_U128 ((WH_WORDS * 4 + 15) / 16)
 /* the digit scan by warp shuffles: one work-item per digit */
 #define WARP_DIGIT_SCAN (RADIX % 32 == 0 && RADIX <= CLSORT_OS_WG)
+/* the tile's choice between match.any and atomic_or (os_rank_keys), made in
+ * the digit scan by warps; the scan packs two sums below 2^16 a word */
+#define OS_MATCH (CLSORT_OS_RANK == 4 && CLSORT_OS_MATCH_MAX > 0 && WARP_DIGIT_SCAN)
+#if OS_MATCH && (!CLSORT_NV_SM70 || OS_TILE >= 65536)
+#error "CLSORT_OS_MATCH_MAX needs match.any (compute capability 7 or later) and tiles below 65536 keys"
+#endif
+/* rows of each warp whose runs of equal digits are counted (OS_MATCH) */
+#define OS_RUN_ROWS 3
 #endif
 
 /* The local memory of a tile, by ranking variant: one struct, so that the
@@ -77,7 +82,8 @@ typedef struct os_mem {
     uint lstart[RADIX], lcount[RADIX];
     uint scan_s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
     uint wsum[WARP_DIGIT_SCAN ? RADIX / 32 : 1];
-    uint distinct; /* how many digits occur in the tile (OS_MATCH) */
+    uint wruns[WARPS]; /* runs of equal digits in a warp's sampled rows (OS_MATCH) */
+    uint by_match;     /* the tile ranks by match.any (OS_MATCH) */
 #endif
     uint tile; /* the tile's number, set by work-item 0 before clsort_os_tile */
     uint next; /* a persistent work-group's next tile (next_counter) */
@@ -134,13 +140,16 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #else
 /* How a warp ranks its keys (os_rank_key). Under atomic_or a warp's keys
  * that share a digit serialise on one word, while match.any costs less the
- * fewer distinct digits a warp holds and far more than atomic_or on
- * uniform digits: with CLSORT_OS_RANK 4, a tile whose keys have at most
- * CLSORT_OS_MATCH_MAX distinct digits ranks by match.any (repeated keys,
- * and every pass after the first over few distinct values, whose equal
- * keys then lie together). How many digits occur in the tile comes with
- * its digit scan: a ballot per warp of digit work-items (or, without the
- * warp scan, a local atomic per digit that occurs). */
+ * fewer distinct digits a row of 32 keys holds and far more than atomic_or
+ * on uniform digits. With CLSORT_OS_RANK 4 the tile chooses from two
+ * estimates of the distinct digits of a row, both from work it does anyway:
+ * a digit counted c times in a warp's CLSORT_OS_ITEMS rows is in about
+ * min(c, CLSORT_OS_ITEMS) / CLSORT_OS_ITEMS of them where keys lie at random
+ * (summed in the digit scan), and where equal digits lie together a row
+ * holds no more digits than runs (counted in OS_RUN_ROWS rows of each warp
+ * at the count). Repeated keys, AND-reduced keys whose digit 0 fills most of
+ * a row, runs of sorted keys, and every pass after the first over few
+ * distinct values rank by match.any; uniform digits by atomic_or. */
 #define OS_BY_OR 0
 #define OS_BY_BALLOT 1
 #define OS_BY_MATCH 2
@@ -218,10 +227,6 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     local uint *wh = lwh + warp * RADIX;
     FOR_EACH_LOCAL(e, WH_WORDS)
         lwh[e] = 0;
-#if OS_MATCH
-    if (lid == 0)
-        m->distinct = 0;
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
@@ -258,36 +263,71 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
             atomic_inc(&wh[d]);
         dg[j / 4] = j % 4 ? dg[j / 4] | d << (8 * (j % 4)) : d;
     }
+#if OS_MATCH
+    {
+        /* runs of equal digits in rows spread over the warp's (a new run
+         * where a lane's digit is not its left neighbour's) */
+        uint runs = 0;
+#pragma unroll
+        for (uint q = 0; q < OS_RUN_ROWS; q++) {
+            const uint j = q * CLSORT_OS_ITEMS / OS_RUN_ROWS;
+            const uint d = (dg[j / 4] >> (8 * (j % 4))) & 0xffu;
+            const uint left = clsort_shfl_up(d, 1); /* every lane: a .sync shuffle */
+            runs += popcount(clsort_ballot(lane == 0 || d != left));
+        }
+        if (lane == 0)
+            m->wruns[warp] = runs;
+    }
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
 #if WARP_DIGIT_SCAN
     /* One work-item per digit: its count per warp becomes an exclusive
      * prefix over the warps (up-sweep), the tile's count is published, and
      * the digits' exclusive prefix comes from warp shuffles and one word per
      * warp (2 barriers instead of a tree over the work-group). */
-    uint tot = 0, incl = 0;
+    uint tot = 0, wexcl = 0; /* wexcl: the warp's digits before this one */
     if (lid < RADIX) {
+#if OS_MATCH
+        uint rows = 0; /* the rows of each warp this digit is in, estimated */
+#endif
         for (uint w = 0; w < WARPS; w++) {
             uint c = lwh[w * RADIX + lid];
             lwh[w * RADIX + lid] = tot;
             tot += c;
+#if OS_MATCH
+            rows += min(c, (uint)CLSORT_OS_ITEMS);
+#endif
         }
         m->lcount[lid] = tot;
         if (lb)
             clsort_publish_aggregate(lb, tile, lid, tot);
-        incl = clsort_warp_inclusive_scan(tot, lane);
 #if OS_MATCH
-        const uint occur = clsort_ballot(tot != 0);
-        if (lane == 31)
-            atomic_add(&m->distinct, popcount(occur));
+        /* the estimate scanned with the counts, in the high half */
+        const uint packed = tot | rows << 16;
+#else
+        const uint packed = tot;
 #endif
+        wexcl = clsort_warp_inclusive_scan(packed, lane) - packed;
         if (lane == 31)
-            m->wsum[warp] = incl;
+            m->wsum[warp] = wexcl + packed;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < RADIX) {
-        uint excl = incl - tot;
+        uint excl = wexcl;
         for (uint w = 0; w < warp; w++)
             excl += m->wsum[w];
+#if OS_MATCH
+        excl &= 0xffffu;
+        if (lid == 0) {
+            uint rows = 0, runs = 0;
+            for (uint w = 0; w < RADIX / 32; w++)
+                rows += m->wsum[w] >> 16;
+            for (uint w = 0; w < WARPS; w++)
+                runs += m->wruns[w];
+            m->by_match = rows <= CLSORT_OS_MATCH_MAX * CLSORT_OS_ITEMS * WARPS ||
+                          runs <= CLSORT_OS_MATCH_MAX * OS_RUN_ROWS * WARPS;
+        }
+#endif
         m->lstart[lid] = excl;
         for (uint w = 0; w < WARPS; w++)
             lwh[w * RADIX + lid] += excl;
@@ -305,10 +345,6 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         m->lstart[d] = tot;
         if (lb)
             clsort_publish_aggregate(lb, tile, d, tot);
-#if OS_MATCH
-        if (tot)
-            atomic_inc(&m->distinct);
-#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
@@ -324,7 +360,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #if CLSORT_OS_RANK == 4
     volatile local uint *wm = lwh + WARPS * RADIX + warp * RADIX;
 #if OS_MATCH
-    if (m->distinct <= CLSORT_OS_MATCH_MAX) /* uniform: read after the scan's barriers */
+    if (m->by_match) /* uniform: read after the scan's barriers */
         os_rank_keys(OS_BY_MATCH, dg, rk, lane, wh, wm);
     else
 #endif
