@@ -119,7 +119,7 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_tiles", &kt));
     cl_ulong koff = job->keys_off, voff = job->vals_off, flag_off = s->tiled_at,
              bits_off = s->bits_at, table_off = s->table_at, map_off = s->map_at,
-             counts_off = b->counts_at + (s->passes - 1) * s->radix;
+             one_off = s->one_at, counts_off = b->counts_at + (s->passes - 1) * s->radix;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, gen = job->gen_index, len = (cl_uint)job->n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kt, clsort_radix_tiles, .ku = CLSORT_ARG(b->ku),
@@ -133,7 +133,7 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
                                .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
                                .bits_off = CLSORT_ARG(bits_off),
                                .table_off = CLSORT_ARG(table_off),
-                               .map_off = CLSORT_ARG(map_off)));
+                               .map_off = CLSORT_ARG(map_off), .one_off = CLSORT_ARG(one_off)));
     return clsort_launch(ctx, kt, "clsort_radix_tiles", s->tiles_pp, 1, seq);
 }
 

@@ -568,6 +568,46 @@ static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const ui
                             descending, pairs);
 }
 
+/* Keys alone of type t (u32, i32, u64, i64), each one of 12 values of
+ * distinct top bytes (signed: negative ones among them), ascending or
+ * not; with `unseen`, one key of a 13th top byte where the sample
+ * (keys[i n / 4096]) does not look. Sorted and checked. */
+static bool tiled_fill_keys(clsort_context *ctx, const char *spec, int t, int descending,
+                            int unseen)
+{
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64, CLSORT_I64};
+    static const char *const names[] = {"u32", "i32", "u64", "i64"};
+    const size_t n = 300007, bytes = t < 2 ? 4 : 8;
+    unsigned char *k = malloc(n * bytes);
+    CHECK(k != NULL, "out of memory");
+    if (!k)
+        return false;
+    uint64_t x = test_seed("tiled_fill", n, (unsigned)(t * 4 + descending * 2 + unseen));
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        /* top byte 0x10 j + 5 (j < 12: 0x05..0xb5, the signed ones below
+         * zero from 0x85), the rest of the key fixed per value */
+        const uint64_t j = (x >> 40) % 12, low = 0x0123456789abcdefull * (j + 1);
+        uint64_t v = (0x10u * j + 5u) << (8 * bytes - 8) | (low & ((1ull << (8 * bytes - 8)) - 1));
+        if (unseen && i == n / 2 + 37) /* between samples n/2 and n/2 + n/4096 */
+            v = 0xf7ull << (8 * bytes - 8) | 42u;
+        memcpy(k + i * bytes, &v, bytes);
+    }
+    sort_case c;
+    memset(&c, 0, sizeof c);
+    c.type = types[t];
+    c.n = n;
+    c.mode = CHECK_KEYS;
+    c.opt.descending = descending;
+    c.input = k;
+    char label[600];
+    snprintf(label, sizeof label, "%s, few keys, %s%s%s", spec, names[t],
+             descending ? ", descending" : "", unseen ? ", one unseen" : "");
+    const bool ok = sort_and_check(ctx, &c, label);
+    free(k);
+    return ok;
+}
+
 /* Two distinct keys, half the keys each, then `hidden` others. */
 static bool tiled_few_values(clsort_context *ctx, const char *spec, size_t n, size_t hidden,
                              bool pairs)
@@ -755,16 +795,28 @@ void test_radix_tiled(void)
     if (!ctx)
         return;
     /* two buckets of n / 2 keys, each one key: taken on any number of
-     * compute units (copied by every work-item, chunk by chunk); with the
-     * others, the bucket that holds them found out by the copy and sorted
-     * after all */
+     * compute units; keys alone are counted by the tile pass and written
+     * from their keys (route 3), pairs copied by every work-item, chunk by
+     * chunk. With the others, the tile pass of keys alone finds them and
+     * the sort counts every pass (route 0: MSD order without tiles), and
+     * for pairs the bucket that holds them is found out by the copy and
+     * sorted after all */
     const unsigned cus = cpu_units();
     bool ok = true;
     for (size_t h = 0; ok && h < 2; h++)
         for (int m = 0; ok && m < 2; m++)
             ok = tiled_few_values(ctx, spec, 200003, h ? 100 : 0, m == 1) &&
-                 tiled_as_expected(ctx, built ? 1 : -1, spec,
+                 tiled_as_expected(ctx, built ? (m == 1 ? 1 : h ? 0 : 3) : -1, spec,
                                    h ? "two keys and others" : "two keys");
+    /* few distinct keys written from their keys (route 3) for each integer
+     * type, both orders: 12 keys of 12 top digits, negative ones among
+     * them; the same with one key of a 13th top digit that the sample does
+     * not see (route 0) */
+    for (int t = 0; ok && t < 4; t++)
+        for (int m = 0; ok && m < 4; m++)
+            ok = tiled_fill_keys(ctx, spec, t, m & 1, m >> 1) &&
+                 tiled_as_expected(ctx, built ? (m >> 1 ? 0 : 3) : -1, spec,
+                                   m >> 1 ? "few keys and one unseen" : "few keys, filled");
     /* Two keys in one top digit (0x12), half the keys, and a third in
      * another: the bucket of two keys split in one pass, the first in the
      * sort's order first (ascending and descending); with hidden others
@@ -833,7 +885,8 @@ void test_radix_tiled(void)
             CHECK(!ok || msd > 0, "%s, two keys%s: MSD order not taken", spec,
                   m & 4 ? " and others" : "");
             ok = ok && msd > 0 &&
-                 tiled_as_expected(ctx, v == 0 && built ? 1 : -1, spec, "two keys, msd_bound 1");
+                 tiled_as_expected(ctx, v == 0 && built ? (m & 1 ? 1 : m & 4 ? 0 : 3) : -1, spec,
+                                   "two keys, msd_bound 1");
         }
         clsort_context_release(ctx);
     }

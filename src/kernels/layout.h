@@ -95,7 +95,7 @@
     X(global const VAL_T *, vu) X(ulong, vu_off) X(global VAL_T *, va) X(uint, len) X(uint, pass)  \
     X(uint, begin_bit) X(uint, end_bit) X(uint, descending) X(uint, gen) X(global uint *, counts)  \
     X(ulong, counts_off) X(global uint *, scratch) X(ulong, flag_off) X(ulong, bits_off)           \
-    X(ulong, table_off) X(ulong, map_off)
+    X(ulong, table_off) X(ulong, map_off) X(ulong, one_off)
 #define CLSORT_ARGS_clsort_radix_buckets(F, X)                                                     \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global KEY_T *, ka) X(global KEY_T *, kb)             \
     X(global VAL_T *, vu) X(ulong, vu_off) X(global VAL_T *, va) X(global VAL_T *, vb)             \

@@ -696,15 +696,25 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
          * has not been counted: PENDING_RECOUNT has the pending count
          * count it too. */
         const bool mapped = phase == PLAN_TILES && tile_flag == TILE_MAPPED;
+        /* ...or where the tile pass found every key one of the sample's
+         * (TILE_FILL: the buckets are written from their keys). Where it
+         * found another (TILE_FILL_BAD) its counts are partial: the
+         * pending count counts every pass, and the pending plan takes the
+         * sample's keys as flag 2 (the big buckets copied and checked) */
+        const bool fill = phase == PLAN_TILES && (tile_flag & TILE_FILL) != 0;
+        const bool fill_bad = fill && (tile_flag & TILE_FILL_BAD) != 0;
+        const bool few = ((phase == PLAN_TILES || phase == PLAN_TOP) && (tile_flag == 2 || fill)) ||
+                         (phase == PLAN_PENDING && (tile_flag & TILE_FILL) != 0);
         const bool msd =
-            most <= msd_max ||
-            (mapped && top == passes - 1 && active >= 3 && most <= TILE_MAPPED_MAX * msd_max) ||
-            ((phase == PLAN_TILES || phase == PLAN_TOP) && top == passes - 1 &&
-             tile_flag == 2 && active >= 3 && msd_max > 0);
-        state[ST_PENDING] = first && !msd && !ordered ? (mapped ? PENDING_RECOUNT : 1u) : 0u;
+            !fill_bad &&
+            (most <= msd_max ||
+             (mapped && top == passes - 1 && active >= 3 && most <= TILE_MAPPED_MAX * msd_max) ||
+             (few && top == passes - 1 && active >= 3 && msd_max > 0));
+        state[ST_PENDING] =
+            first && !msd && !ordered ? (mapped || fill ? PENDING_RECOUNT : 1u) : 0u;
         state[ST_MSD] = msd ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && tile_flag && msd && top == passes - 1
-                              ? (mapped ? TILED_MAPPED : 1u)
+                              ? (mapped ? TILED_MAPPED : fill ? TILED_FILL : 1u)
                               : 0u;
         if (state[ST_PENDING]) {
             /* PLAN_PENDING decides, with every pass counted */
@@ -767,12 +777,14 @@ void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
     local uint constant_digit[MAX_PASSES];
     if (phase == PLAN_PENDING && !state[ST_PENDING])
         return;
-    /* after a tile pass by the sample's map, the top pass's row (the only
-     * one this phase reads) is the map's counts, map_counts_off into counts
-     * (0: the shape has no map) */
+    /* after a tile pass by the sample's map, or of its keys alone
+     * (TILE_FILL), the top pass's row (the only one this phase reads) is
+     * the map's counts, map_counts_off into counts (0: the shape has no
+     * map) */
     global uint *c = counts + counts_off;
     if (phase == PLAN_TILES && map_counts_off &&
-        bitwords[bits_off + BITS_TILE_FLAG] == TILE_MAPPED)
+        (bitwords[bits_off + BITS_TILE_FLAG] == TILE_MAPPED ||
+         (bitwords[bits_off + BITS_TILE_FLAG] & TILE_FILL)))
         c = counts + map_counts_off - (ulong)(passes - 1) * RADIX;
     clsort_plan(c, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,

@@ -62,18 +62,32 @@
 #define MAP_COUNTS(r) (MAP_INFO + (r)) /* the tile pass's counts of the map's buckets */
 #define MAP_WORDS(r) (MAP_INFO + 2 * (r))
 #define MAP_SPAN 0x100u
+/* The flag's value where the sample found every top digit it saw one key
+ * (keys alone, of an integer type, sorted by all their bits; few distinct
+ * values): the tile pass then only counts the keys equal to each digit's
+ * key (scratch at one_at, ONE_HAS and ONE_KEY), into the map's counts row
+ * (MAP_COUNTS), and adds TILE_FILL_BAD where a key is none of them. With
+ * every key counted, ST_TILED is TILED_FILL, and each bucket is written
+ * from its key without a read (clsort_in_fill); with TILE_FILL_BAD, the
+ * plan leaves PENDING_RECOUNT, as for a refused map. */
+#define TILE_FILL 4u
+#define TILE_FILL_BAD 8u
+#define TILED_FILL 3u
+#define FILL_KEYS_MAX 16u /* the most keys (top digits) the tile pass compares with */
 /* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
  * words, MSD shapes only, zero before the sample), in this order: which
  * digits of the top pass the sample found one key and big
  * (clsort_radix_sample), those the copy found to hold other keys, the pass
- * they belong to (p + 1), the copy's chunk counter, and each candidate's
- * key (its order key, low word then high word). */
+ * they belong to (p + 1), the copy's chunk counter, each candidate's
+ * key (its order key, low word then high word), and with TILE_FILL which
+ * digits have a key (ONE_KEY, big or not). */
 #define ONE_CAND 0
 #define ONE_FAILED(r) (r)
 #define ONE_PASS(r) (2 * (r))
 #define ONE_NEXT(r) (2 * (r) + 1)
 #define ONE_KEY(r) (2 * (r) + 2)
-#define ONE_WORDS(r) (4 * (r) + 2)
+#define ONE_HAS(r) (4 * (r) + 2)
+#define ONE_WORDS(r) (5 * (r) + 2)
 
 /* The order check of the upfront count: what it has seen between
  * neighbours, in the sort's order, ORed into one flags word. */

@@ -522,14 +522,45 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
 #define MAP_OK 0
 #endif
 
+#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
+/* Keys alone, integers sorted by all their bits: the key whose order key
+ * is o (one bit pattern; not floats, where -0.0 and +0.0, and every NaN,
+ * share an order key). */
+inline KEY_T clsort_fill_key(KEY_T o, uint descending)
+{
+    const KEY_T img = descending ? (KEY_T)~o : o;
+#if CLSORT_KEY_KIND == 1
+    return (KEY_T)(img ^ KEY_SIGN);
+#else
+    return img;
+#endif
+}
+#endif
+
+/* Few distinct values written from their keys (TILE_FILL): keys alone of
+ * 4 or 8 bytes (an 8-bit build's tiles, with the map's counts row) */
+#if MAP_OK && !HAVE_VALUES && CLSORT_KEY_KIND != 2 && CLSORT_KEY_BYTES >= 4
+#define FILL_OK 1
+/* the key of digit d (ONE_KEY: its order key) */
+inline KEY_T clsort_one_key(const global uint *one, uint d)
+{
+    return (KEY_T)((ulong)one[ONE_KEY(RADIX) + 2 * d] |
+                   (ulong)one[ONE_KEY(RADIX) + 2 * d + 1] << 32);
+}
+#else
+#define FILL_OK 0
+#endif
+
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
  * samples ku[i n / ns] put no more than msd_max * ns / n
  * of them in one digit of pass (the top pass; the plan's bound, estimated);
  * 2 where they do, but the buckets past the bound look like one key each
  * (below); TILE_MAPPED where they do but the map of 16-bit prefixes
  * (clsort_sample_map, written at map_off) spreads them (map_off 0: no
- * map). One work-item. MSD order without tiles runs it too: there the
- * tile pass does not run, and the plan reads flag 2 alone. */
+ * map); TILE_FILL where every top digit of the samples is one key (few
+ * distinct values; keys alone of an integer type, all bits). One
+ * work-item. MSD order without tiles runs it too: there the tile pass does
+ * not run, and the plan reads flag 2 alone. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 {
@@ -625,7 +656,16 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                                      scratch + map_off + MAP_INFO) * n <=
                 (ulong)msd_max * ns)
             go = TILE_MAPPED;
-        if (go == TILE_MAPPED) /* the tile pass's counts of the map's buckets */
+#if FILL_OK
+        /* every top digit of the samples one key, and at most
+         * FILL_KEYS_MAX of them: the tile pass compares each key with its
+         * digit's and counts, and the buckets are written from the keys */
+        if ((go == 1 || go == 2) && map_off && begin_bit == 0 && end_bit == KEY_BITS &&
+            mixed == 0 && tops <= FILL_KEYS_MAX)
+            go = TILE_FILL;
+#endif
+        /* the tile pass's counts of the map's buckets, or of the keys */
+        if (go == TILE_MAPPED || go == TILE_FILL)
             for (uint d = 0; d < RADIX; d++)
                 scratch[map_off + MAP_COUNTS(RADIX) + d] = 0;
 #endif
@@ -640,21 +680,74 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * (the copies' launch would run before them, not beside) */
         if (go) {
             global uint *one = scratch + one_off;
-            for (uint d = 0; d < RADIX; d++)
-                if (h[d] && other[d] == 0 &&
-                    (ulong)h[d] * n > (ulong)TILE_ONE_KEY_MAX * msd_max * ns) {
-                    one[ONE_CAND + d] = 1;
+            for (uint d = 0; d < RADIX; d++) {
+                const bool big = (ulong)h[d] * n > (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
+                if (h[d] && other[d] == 0 && (big || go == TILE_FILL)) {
+                    one[ONE_CAND + d] = big;
+                    one[ONE_HAS(RADIX) + d] = go == TILE_FILL;
                     one[ONE_KEY(RADIX) + 2 * d] = (uint)first[d];
                     one[ONE_KEY(RADIX) + 2 * d + 1] = (uint)((ulong)first[d] >> 32);
                 }
+            }
             one[ONE_PASS(RADIX)] = pass + 1;
         }
     }
     scratch[flag_off] = go;
 }
 
+#if FILL_OK
+/* The tile pass of TILE_FILL: the keys of src[0, cnt) equal to each top
+ * digit's key (one: ONE_HAS, ONE_KEY) counted into that digit's counter of
+ * hc, block by block in explicit vectors (KV_), and the bits noted from
+ * the keys that occur; a key equal to none of them adds TILE_FILL_BAD to
+ * the flag (and the tile counts nothing: the sort counts again). */
+inline void clsort_tile_fill(const global KEY_T *src, uint cnt, const global uint *one,
+                             uint descending, global uint *flag, global uint *hc,
+                             global uint *bitwords)
+{
+    KEY_T key[FILL_KEYS_MAX];
+    uint dig[FILL_KEYS_MAX], got[FILL_KEYS_MAX], nk = 0;
+    for (uint d = 0; d < RADIX; d++)
+        if (one[ONE_HAS(RADIX) + d] && nk < FILL_KEYS_MAX) {
+            key[nk] = clsort_fill_key(clsort_one_key(one, d), descending);
+            dig[nk] = d;
+            got[nk++] = 0;
+        }
+    for (uint b0 = 0; b0 < cnt; b0 += 2048) { /* a block stays in L1 */
+        const uint b1 = min(cnt, b0 + 2048);
+        for (uint j = 0; j < nk; j++) {
+            const kv_t v = (kv_t)key[j];
+            km_t eq = (km_t)0; /* each match adds -1 to its lane */
+            uint i = b0;
+            for (; i + KV_N <= b1; i += KV_N)
+                eq += KV_AT(src + i) == v;
+            long same = 0;
+            KM_SUM_INTO(eq, same);
+            uint c = (uint)-same;
+            for (; i < b1; i++)
+                c += src[i] == key[j];
+            got[j] += c;
+        }
+    }
+    uint seen = 0; /* the keys are distinct: each key of the tile matches one at most */
+    for (uint j = 0; j < nk; j++)
+        seen += got[j];
+    if (seen != cnt) {
+        atomic_or(flag, TILE_FILL_BAD);
+        return;
+    }
+    KEY_T any = 0, anyc = 0;
+    for (uint j = 0; j < nk; j++)
+        if (got[j]) {
+            atomic_add(&hc[dig[j]], got[j]);
+            clsort_note_bits(key[j], &any, &anyc);
+        }
+    clsort_publish_bits(bitwords, any, anyc);
+}
+#endif
+
 /* The tile pass (see above) by the digit of pass (the top pass), or by
- * the sample's map (flag TILE_MAPPED): does nothing unless the flag
+ * the sample's map (flag TILE_MAPPED), or only its counts (TILE_FILL): does nothing unless the flag
  * (scratch + flag_off; the word after it hands out the tiles, zero
  * before). Counts go to counts + counts_off (the top pass's row), or with
  * the map to its row (MAP_COUNTS), the bits to scratch + bits_off, the
@@ -668,6 +761,12 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     global uint *flag = scratch + flag_off;
     if (!flag[0])
         return;
+#if FILL_OK
+    /* another tile found a key that is not its digit's: the sort counts
+     * again, from the input */
+    if (flag[0] & TILE_FILL_BAD)
+        return;
+#endif
     /* tiles taken at run time, as the buckets are (see there) */
     const uint tile = atomic_inc(&flag[1]);
     const uint t0 = tile * (uint)OS_TILE;
@@ -678,6 +777,13 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
     const uint flip = descending ? mask : 0u;
     const global KEY_T *src = ku + ku_off + t0;
+#if FILL_OK
+    if (flag[0] == TILE_FILL) {
+        clsort_tile_fill(src, cnt, scratch + one_off, descending, flag,
+                         scratch + map_off + MAP_COUNTS(RADIX), scratch + bits_off);
+        return;
+    }
+#endif
     uint h[RADIX];
     for (uint d = 0; d < RADIX; d++)
         h[d] = 0;
@@ -1138,18 +1244,12 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
  * every NaN, share an order key. */
 inline void clsort_in_fill(global KEY_T *ku, idx_t lo, idx_t hi, KEY_T o, uint descending)
 {
-    const KEY_T img = descending ? (KEY_T)~o : o;
-#if CLSORT_KEY_KIND == 1
-    const KEY_T k = (KEY_T)(img ^ KEY_SIGN);
-#else
-    const KEY_T k = img;
-#endif
-    const kv_t v = (kv_t)k;
+    const kv_t v = (kv_t)clsort_fill_key(o, descending);
     ulong i = lo;
     for (; i + KV_N <= hi; i += KV_N)
         *(global kv_a *)(ku + i) = v;
     for (; i < hi; i++)
-        ku[i] = k;
+        ku[i] = clsort_fill_key(o, descending);
 }
 #endif
 
@@ -1217,7 +1317,10 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
     ku += ku_off;
     vu += vu_off;
 #if TILED_OK
-    const bool tiled = state[ST_TILED] != 0;
+    /* TILED_FILL: every key counted as its bucket's, written from it (the
+     * tiles have sorted nothing) */
+    const bool fill = state[ST_TILED] == TILED_FILL;
+    const bool tiled = state[ST_TILED] != 0 && !fill;
     const global uint *tab = scratch + table_off;
     const uint tiles = tiled ? (uint)(((ulong)n + OS_TILE - 1) / OS_TILE) : 1u;
     /* tiles a chunk: at most ONE_TILE_CHUNKS chunks a bucket (each chunk
@@ -1253,6 +1356,12 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
         clsort_one_candidate(one, state, d, &key);
         /* the chunk's keys from A[r0, r1) to U from o */
         ulong r0 = lo + (ulong)c * ONE_CHUNK, r1 = min(r0 + ONE_CHUNK, hi), o = r0;
+#if FILL_OK
+        if (fill) {
+            clsort_in_fill(ku, r0, r1, key, descending);
+            continue;
+        }
+#endif
 #if TILED_OK
         if (tiled) {
             o = lo;
@@ -1319,6 +1428,14 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         return;
     ku += ku_off;
     vu += vu_off;
+#if FILL_OK
+    /* every key counted as its top digit's key by the tile pass: written
+     * from it */
+    if (state[ST_TILED] == TILED_FILL) {
+        clsort_in_fill(ku, lo, hi, clsort_one_key(one, d), descending);
+        return;
+    }
+#endif
 #if TILED_OK
     /* MSD order from tiles: the bucket's keys lie in A as one run per tile */
     const bool tiled = state[ST_TILED] != 0;
