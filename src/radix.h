@@ -40,6 +40,10 @@ typedef struct radix_shape {
     bool fold;
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
     bool tiled; /* MSD order may take the top digit from tiles (tuning tile_min) */
+    /* the tiles only where they count few distinct values, each bucket
+     * written from its key (TILE_FILL): buckets of an even spread would
+     * not take the streamed route */
+    bool fill_only;
     /* ORDER_ bits: the upfront count checks whether the keys are in order
      * or in reverse order, and the plan may then skip every pass (0: no
      * check) */

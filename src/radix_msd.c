@@ -38,9 +38,18 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
     const size_t kv = (size_t)s->key_bytes + s->val_bytes, mb = n / R * kv;
     const bool split = s->r == 8 && s->passes == 4 && t->bucket_split &&
                        mb >= t->bucket_split;
-    s->tiled = s->msd && s->r == 8 && t->tile_min && t->nt_min && s->portions == 1 &&
-               n <= 0xffffffffu && n * kv >= t->tile_min && n * kv >= t->nt_min &&
-               (split ? mb + mb / 64 : 2 * mb) <= bucket_local_bytes(ctx);
+    const bool tiles = s->msd && s->r == 8 && t->tile_min && t->nt_min && s->portions == 1 &&
+                       n <= 0xffffffffu && n * kv >= t->tile_min && n * kv >= t->nt_min;
+    const bool streamed = (split ? mb + mb / 64 : 2 * mb) <= bucket_local_bytes(ctx);
+    /* Few distinct values written from their keys (TILE_FILL) need no
+     * bucket in local memory: keys alone of an integer type of 4 or 8
+     * bytes, sorted by all their bits, take the tiles for that alone where
+     * the buckets of an even spread would not stream */
+    const bool fill = !job->vals && !job->gen_index && job->key.kind != 2 &&
+                      job->key.bytes >= 4 && job->begin_bit == 0 &&
+                      job->end_bit == job->key.bytes * 8;
+    s->tiled = tiles && (streamed || fill);
+    s->fill_only = s->tiled && !streamed;
     s->table_at = s->scratch_words;
     if (s->tiled)
         s->scratch_words += s->tiles_pp * R;
@@ -94,7 +103,7 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
     cl_ulong koff = job->keys_off, flag_off = s->tiled_at, one_off = s->one_at,
              map_off = s->tiled ? s->map_at : 0;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending;
+            desc = job->descending, fill_only = s->fill_only;
     idx_arg a_n, a_max;
     cl_uint order_check = s->order != 0;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_sample, .ku = CLSORT_ARG(b->ku),
@@ -104,7 +113,8 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
                                .msd_max = idx_of(s, &a_max, radix_msd_max(ctx, job, s)),
                                .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
                                .order_check = CLSORT_ARG(order_check),
-                               .one_off = CLSORT_ARG(one_off), .map_off = CLSORT_ARG(map_off)));
+                               .one_off = CLSORT_ARG(one_off), .map_off = CLSORT_ARG(map_off),
+                               .fill_only = CLSORT_ARG(fill_only)));
     return clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq);
 }
 

@@ -817,6 +817,40 @@ void test_radix_tiled(void)
             ok = tiled_fill_keys(ctx, spec, t, m & 1, m >> 1) &&
                  tiled_as_expected(ctx, built ? (m >> 1 ? 0 : 3) : -1, spec,
                                    m >> 1 ? "few keys and one unseen" : "few keys, filled");
+    /* Buckets too large for local memory (bucket_local): keys alone take
+     * the tiles only where they fill (route 3) or the sample finds big
+     * buckets of one key or two (route 1: two keys in a top digit, up to
+     * 4 compute units, as above); uniform keys and a fill that meets an
+     * unseen key count every pass (route 0), and pairs take no tiles */
+    if (ok) {
+        char small[600];
+        snprintf(small, sizeof small, "%sradix_bits=8,large_min=0,bucket_local=4096", base);
+        clsort_context *sc = test_context(small);
+        for (int m = 0; sc && ok && m < 2; m++)
+            ok = tiled_fill_keys(sc, small, m, 0, m) &&
+                 tiled_as_expected(sc, built ? (m ? 0 : 3) : -1, small,
+                                   m ? "few keys and one unseen, small buckets"
+                                     : "few keys, small buckets");
+        ok = ok && sc && tiled_few_values(sc, small, 200003, 0, true) &&
+             tiled_as_expected(sc, built ? 0 : -1, small, "two keys, pairs, small buckets");
+        static const uint32_t in_digit[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
+        ok = ok && sc && tiled_keys(sc, small, 200003, in_digit, 3, 0, false, 0, 0, 0) &&
+             tiled_as_expected(sc, built ? (units <= 4 ? 1 : 0) : -1, small,
+                               "two keys in a digit, small buckets");
+        if (ok && sc) {
+            sort_case c;
+            memset(&c, 0, sizeof c);
+            c.type = CLSORT_U32;
+            c.dist = DATA_UNIFORM;
+            c.n = 300007;
+            c.mode = CHECK_KEYS;
+            c.seed = 18;
+            ok = sort_and_check(sc, &c, small) &&
+                 tiled_as_expected(sc, built ? 0 : -1, small, "uniform, small buckets");
+        }
+        if (sc)
+            clsort_context_release(sc);
+    }
     /* Two keys in one top digit (0x12), half the keys, and a third in
      * another: the bucket of two keys split in one pass, the first in the
      * sort's order first (ascending and descending); with hidden others

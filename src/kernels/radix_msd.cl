@@ -664,6 +664,12 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             mixed == 0 && tops <= FILL_KEYS_MAX)
             go = TILE_FILL;
 #endif
+        /* the tiles only to fill, or for buckets of one key or two (flag
+         * 2), which do not pass through local memory (the host's
+         * fill_only: buckets of other inputs would not take the streamed
+         * route) */
+        if (fill_only && go != TILE_FILL && go != 2)
+            go = 0;
         /* the tile pass's counts of the map's buckets, or of the keys */
         if (go == TILE_MAPPED || go == TILE_FILL)
             for (uint d = 0; d < RADIX; d++)
