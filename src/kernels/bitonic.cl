@@ -39,18 +39,8 @@ inline KEY_T clsort_order_key(KEY_T k, uint begin, KEY_T wmask, uint desc)
     return desc ? (KEY_T)(o ^ wmask) : o;
 }
 
-/* Stable without indices only for integer keys over all bits: invert. */
-#if !CLSORT_BT_STABLE
-inline KEY_T clsort_order_key_inverse(KEY_T o, uint desc)
-{
-    KEY_T img = desc ? (KEY_T)~o : o;
-#if CLSORT_KEY_KIND == 1
-    return (KEY_T)(img ^ KEY_SIGN);
-#else
-    return img;
-#endif
-}
-#endif
+/* Stable without indices only for integer keys over all bits, whose order
+ * keys invert (clsort_order_key_inverse, common.cl). */
 
 /* argsort: the value is the element's index (relative to the keys). */
 #if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)

@@ -95,6 +95,20 @@ inline KEY_T clsort_float_image(KEY_T k)
 #else
 #error "CLSORT_KEY_KIND must be 0, 1 or 2"
 #endif
+#if CLSORT_KEY_KIND != 2
+/* Integer keys: the key whose order over all its bits is o (its image,
+ * complemented for a descending sort), one bit pattern. Not floats, where
+ * -0.0 and +0.0, and every NaN, sort alike. */
+inline KEY_T clsort_order_key_inverse(KEY_T o, uint descending)
+{
+    const KEY_T img = descending ? (KEY_T)~o : o;
+#if CLSORT_KEY_KIND == 1
+    return (KEY_T)(img ^ KEY_SIGN);
+#else
+    return img;
+#endif
+}
+#endif
 
 /* The digit of one pass: bits [shift, shift + width) of the image, inverted
  * within the digit for descending order (flip == 2^width - 1, else 0). */

@@ -522,21 +522,6 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
 #define MAP_OK 0
 #endif
 
-#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
-/* Keys alone, integers sorted by all their bits: the key whose order key
- * is o (one bit pattern; not floats, where -0.0 and +0.0, and every NaN,
- * share an order key). */
-inline KEY_T clsort_fill_key(KEY_T o, uint descending)
-{
-    const KEY_T img = descending ? (KEY_T)~o : o;
-#if CLSORT_KEY_KIND == 1
-    return (KEY_T)(img ^ KEY_SIGN);
-#else
-    return img;
-#endif
-}
-#endif
-
 /* Few distinct values written from their keys (TILE_FILL): keys alone of
  * 4 or 8 bytes (an 8-bit build's tiles, with the map's counts row) */
 #if MAP_OK && !HAVE_VALUES && CLSORT_KEY_KIND != 2 && CLSORT_KEY_BYTES >= 4
@@ -715,7 +700,7 @@ inline void clsort_tile_fill(const global KEY_T *src, uint cnt, const global uin
     uint dig[FILL_KEYS_MAX], got[FILL_KEYS_MAX], nk = 0;
     for (uint d = 0; d < RADIX; d++)
         if (one[ONE_HAS(RADIX) + d] && nk < FILL_KEYS_MAX) {
-            key[nk] = clsort_fill_key(clsort_one_key(one, d), descending);
+            key[nk] = clsort_order_key_inverse(clsort_one_key(one, d), descending);
             dig[nk] = d;
             got[nk++] = 0;
         }
@@ -1250,12 +1235,12 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
  * every NaN, share an order key. */
 inline void clsort_in_fill(global KEY_T *ku, idx_t lo, idx_t hi, KEY_T o, uint descending)
 {
-    const kv_t v = (kv_t)clsort_fill_key(o, descending);
+    const kv_t v = (kv_t)clsort_order_key_inverse(o, descending);
     ulong i = lo;
     for (; i + KV_N <= hi; i += KV_N)
         *(global kv_a *)(ku + i) = v;
     for (; i < hi; i++)
-        ku[i] = clsort_fill_key(o, descending);
+        ku[i] = clsort_order_key_inverse(o, descending);
 }
 #endif
 
