@@ -526,15 +526,15 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
  * 4 or 8 bytes (an 8-bit build's tiles, with the map's counts row) */
 #if MAP_OK && !HAVE_VALUES && CLSORT_KEY_KIND != 2 && CLSORT_KEY_BYTES >= 4
 #define FILL_OK 1
-/* the key of digit d (ONE_KEY: its order key) */
+#else
+#define FILL_OK 0
+#endif
+/* the sample's key of top digit d (ONE_KEY: its order key) */
 inline KEY_T clsort_one_key(const global uint *one, uint d)
 {
     return (KEY_T)((ulong)one[ONE_KEY(RADIX) + 2 * d] |
                    (ulong)one[ONE_KEY(RADIX) + 2 * d + 1] << 32);
 }
-#else
-#define FILL_OK 0
-#endif
 
 /* The flag (scratch + flag_off) = 1 where the tile pass should run: the
  * samples ku[i n / ns] put no more than msd_max * ns / n
@@ -738,7 +738,8 @@ inline void clsort_tile_fill(const global KEY_T *src, uint cnt, const global uin
 #endif
 
 /* The tile pass (see above) by the digit of pass (the top pass), or by
- * the sample's map (flag TILE_MAPPED), or only its counts (TILE_FILL): does nothing unless the flag
+ * the sample's map (flag TILE_MAPPED), or its counts alone (TILE_FILL,
+ * clsort_tile_fill): does nothing unless the flag
  * (scratch + flag_off; the word after it hands out the tiles, zero
  * before). Counts go to counts + counts_off (the top pass's row), or with
  * the map to its row (MAP_COUNTS), the bits to scratch + bits_off, the
@@ -750,12 +751,14 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
 #if TILED_OK
     local os_mem m;
     global uint *flag = scratch + flag_off;
-    if (!flag[0])
+    /* read once: a tile of TILE_FILL may add TILE_FILL_BAD meanwhile */
+    const uint fl = flag[0];
+    if (!fl)
         return;
 #if FILL_OK
     /* another tile found a key that is not its digit's: the sort counts
      * again, from the input */
-    if (flag[0] & TILE_FILL_BAD)
+    if (fl & TILE_FILL_BAD)
         return;
 #endif
     /* tiles taken at run time, as the buckets are (see there) */
@@ -769,7 +772,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     const uint flip = descending ? mask : 0u;
     const global KEY_T *src = ku + ku_off + t0;
 #if FILL_OK
-    if (flag[0] == TILE_FILL) {
+    if (fl == TILE_FILL) {
         clsort_tile_fill(src, cnt, scratch + one_off, descending, flag,
                          scratch + map_off + MAP_COUNTS(RADIX), scratch + bits_off);
         return;
@@ -782,7 +785,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     /* the bucket of a key: its top digit, or its 16-bit prefix's through
      * the sample's map (TILE_MAPPED) */
 #if MAP_OK
-    const bool mapped = flag[0] == TILE_MAPPED;
+    const bool mapped = fl == TILE_MAPPED;
     const global uchar *map = (const global uchar *)(scratch + map_off);
     const map_digit g = clsort_map_digit(begin_bit, mapped ? pass : 1u, mask, descending);
     /* mapped: a chunk's buckets first, in a loop of loads alone (the map's
@@ -1285,8 +1288,7 @@ inline uint clsort_one_candidate(const global uint *one, const global uint *stat
 {
     if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD] || !one[ONE_CAND + d])
         return 0;
-    *key = (KEY_T)((ulong)one[ONE_KEY(RADIX) + 2 * d] |
-                   (ulong)one[ONE_KEY(RADIX) + 2 * d + 1] << 32);
+    *key = clsort_one_key(one, d);
     return 1;
 }
 
