@@ -497,7 +497,11 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
 {
     const bool onesweep = s->algorithm == CLSORT_ALGORITHM_ONESWEEP;
     size_t zero_words = onesweep ? s->lookback_at : s->portions * s->passes * s->radix;
-    if (route == ROUTE_MSD_TILES)
+    /* the tiles' route zeroes the look-back areas here, but where the
+     * tiles are there to fill alone: there the count that runs zeroes them
+     * (the first, unless the tiles counted; the pending one after a fill
+     * that met another key), as without tiles */
+    if (route == ROUTE_MSD_TILES && !s->fill_only)
         zero_words = s->table_at;
     CLSORT_TRY(clsort_fill(ctx, b->scratch, 0, zero_words * 4, seq));
     if (route == ROUTE_CLASSIC) {
@@ -510,7 +514,7 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
          * sample lets it run; the upfront count only where not */
         CLSORT_TRY(radix_run_tiles(ctx, prog, job, s, b, seq));
         CLSORT_TRY(run_upfront(ctx, prog, job, s, b, s->passes - 1, s->passes, 1, GATE_UNTILED,
-                               false, true, seq));
+                               s->fill_only, true, seq));
         CLSORT_TRY(run_plan(ctx, prog, job, s, b, PLAN_TILES, seq));
     } else {
         /* MSD order needs the top pass's counts and which bits vary, and
@@ -522,8 +526,8 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
         CLSORT_TRY(run_plan(ctx, prog, job, s, b, PLAN_TOP, seq));
     }
     /* the other passes are counted only when that does not decide */
-    CLSORT_TRY(run_upfront(ctx, prog, job, s, b, 0, s->passes - 1, 0, GATE_PENDING, false, false,
-                           seq));
+    CLSORT_TRY(run_upfront(ctx, prog, job, s, b, 0, s->passes - 1, 0, GATE_PENDING,
+                           route == ROUTE_MSD_TILES && s->fill_only, false, seq));
     return run_plan(ctx, prog, job, s, b, PLAN_PENDING, seq);
 }
 

@@ -42,7 +42,8 @@ typedef struct radix_shape {
     bool tiled; /* MSD order may take the top digit from tiles (tuning tile_min) */
     /* the tiles only where they count few distinct values, each bucket
      * written from its key (TILE_FILL): buckets of an even spread would
-     * not take the streamed route */
+     * not take the streamed route, or with 11-bit digits their runs in the
+     * tiles would be too short */
     bool fill_only;
     /* ORDER_ bits: the upfront count checks whether the keys are in order
      * or in reverse order, and the plan may then skip every pass (0: no

@@ -33,25 +33,27 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
      * routes would first gather the bucket from the tiles to memory:
      * pairs at 64M on the PoCL rows do not take the tiles); 8-bit
      * digits only (with 11 bits a bucket's runs are 8 times shorter, and
-     * the tiles measured slower: decision log, CPU). The table of each
-     * tile's digit starts after the look-back areas. */
+     * the tiles measured slower: decision log, CPU), but for the fill
+     * below. The table of each tile's digit starts after the look-back
+     * areas. */
     const size_t kv = (size_t)s->key_bytes + s->val_bytes, mb = n / R * kv;
     const bool split = s->r == 8 && s->passes == 4 && t->bucket_split &&
                        mb >= t->bucket_split;
-    const bool tiles = s->msd && s->r == 8 && t->tile_min && t->nt_min && s->portions == 1 &&
+    const bool tiles = s->msd && t->tile_min && t->nt_min && s->portions == 1 &&
                        n <= 0xffffffffu && n * kv >= t->tile_min && n * kv >= t->nt_min;
     const bool streamed = (split ? mb + mb / 64 : 2 * mb) <= bucket_local_bytes(ctx);
     /* Few distinct values written from their keys (TILE_FILL) need no
-     * bucket in local memory: keys alone of an integer type of 4 or 8
-     * bytes, sorted by all their bits, take the tiles for that alone where
-     * the buckets of an even spread would not stream */
+     * bucket in local memory and no runs: keys alone of an integer type
+     * of 4 or 8 bytes, sorted by all their bits, take the tiles for that
+     * alone where the buckets of an even spread would not stream, and
+     * with 11-bit digits */
     const bool fill = !job->vals && !job->gen_index && job->key.kind != 2 &&
                       job->key.bytes >= 4 && job->begin_bit == 0 &&
                       job->end_bit == job->key.bytes * 8;
-    s->tiled = tiles && (streamed || fill);
-    s->fill_only = s->tiled && !streamed;
+    s->tiled = tiles && (s->r == 8 ? streamed || fill : fill);
+    s->fill_only = s->tiled && (s->r != 8 || !streamed);
     s->table_at = s->scratch_words;
-    if (s->tiled)
+    if (s->tiled && !s->fill_only) /* a fill's tiles sort nothing: no table */
         s->scratch_words += s->tiles_pp * R;
     /* the sample's map of skewed top digits (MAP_WORDS), after the table */
     s->map_at = s->scratch_words;

@@ -664,7 +664,8 @@ void test_radix_tiled(void)
      * 1000-key tiles, so that the sizes here make hundreds of runs per
      * bucket. First the buckets through both halves of local memory and
      * streamed to U (8-bit digits; split first, bucket_split; and 11-bit
-     * digits, which the host sorts without tiles): keys, pairs of 1-16
+     * digits, which take the tiles only to fill few distinct values, keys
+     * alone of an integer type): keys, pairs of 1-16
      * bytes and argsort (32- and 64-bit indices), both orders, bit windows
      * that leave two in-bucket passes or start above bit 0, signed, float
      * and 64-bit keys, the host-array and the device-buffer API (with
@@ -672,11 +673,11 @@ void test_radix_tiled(void)
      * range: the top digit is one value) and some it accepts, one after
      * the other on one context. On PoCL on x86-64 each sort's route is
      * checked: uniform keys take the tiles, the narrow range and 11-bit
-     * digits do not. */
+     * digits do not (few distinct values may fill, route 3). */
     const char *base = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
                        "plan_wg=64,nt_min=1,tile_min=1,msd_bound=4,";
     const char *shapes[] = {"radix_bits=8,large_min=0", "radix_bits=8,large_min=0,bucket_split=2048",
-                            "radix_bits=11,large_min=0"}; /* 11 bits: no tiles (radix.c) */
+                            "radix_bits=11,large_min=0"}; /* 11 bits: the fill's tiles alone */
     static const data_dist dists[] = {DATA_UNIFORM, DATA_SPECIALS, DATA_SORTED,
                                       DATA_FEW_UNIQUE, DATA_REVERSED, DATA_NARROW_16};
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
@@ -726,7 +727,7 @@ void test_radix_tiled(void)
                  * narrow range, 11-bit digits: not (special values, an
                  * eighth of the keys, fill a few buckets past the plan's
                  * bound on 16 units) */
-                const int want = !built ? -1
+                const int want = !built || (si == 2 && dists[d] == DATA_FEW_UNIQUE) ? -1
                                  : si == 2 || dists[d] == DATA_NARROW_16
                                      ? 0
                                      : (spread && dists[d] == DATA_UNIFORM ? 1 : -1);
@@ -818,26 +819,18 @@ void test_radix_tiled(void)
                  tiled_as_expected(ctx, built ? (m >> 1 ? 0 : 3) : -1, spec,
                                    m >> 1 ? "few keys and one unseen" : "few keys, filled");
     /* Buckets too large for local memory (bucket_local): keys alone take
-     * the tiles only where they fill (route 3) or the sample finds big
-     * buckets of one key or two (route 1: two keys in a top digit, up to
-     * 4 compute units, as above); uniform keys and a fill that meets an
-     * unseen key count every pass (route 0), and pairs take no tiles */
+     * the tiles only where they fill (route 3); two keys in a top digit
+     * take MSD order without tiles (the sample's flag 2, up to 4 compute
+     * units, as above); uniform keys and a fill that meets an unseen key
+     * count every pass (route 0), and pairs take no tiles */
     if (ok) {
         char small[600];
         snprintf(small, sizeof small, "%sradix_bits=8,large_min=0,bucket_local=4096", base);
         clsort_context *sc = test_context(small);
-        for (int m = 0; sc && ok && m < 2; m++)
-            ok = tiled_fill_keys(sc, small, m, 0, m) &&
-                 tiled_as_expected(sc, built ? (m ? 0 : 3) : -1, small,
-                                   m ? "few keys and one unseen, small buckets"
-                                     : "few keys, small buckets");
-        ok = ok && sc && tiled_few_values(sc, small, 200003, 0, true) &&
-             tiled_as_expected(sc, built ? 0 : -1, small, "two keys, pairs, small buckets");
-        static const uint32_t in_digit[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
-        ok = ok && sc && tiled_keys(sc, small, 200003, in_digit, 3, 0, false, 0, 0, 0) &&
-             tiled_as_expected(sc, built ? (units <= 4 ? 1 : 0) : -1, small,
-                               "two keys in a digit, small buckets");
-        if (ok && sc) {
+        /* uniform keys first: their passes leave the look-back areas
+         * written, which the count after a fill that met another key must
+         * zero again */
+        if (sc) {
             sort_case c;
             memset(&c, 0, sizeof c);
             c.type = CLSORT_U32;
@@ -848,8 +841,39 @@ void test_radix_tiled(void)
             ok = sort_and_check(sc, &c, small) &&
                  tiled_as_expected(sc, built ? 0 : -1, small, "uniform, small buckets");
         }
+        for (int m = 1; sc && ok && m >= 0; m--)
+            ok = tiled_fill_keys(sc, small, m, 0, m) &&
+                 tiled_as_expected(sc, built ? (m ? 0 : 3) : -1, small,
+                                   m ? "few keys and one unseen, small buckets"
+                                     : "few keys, small buckets");
+        ok = ok && sc && tiled_few_values(sc, small, 200003, 0, true) &&
+             tiled_as_expected(sc, built ? 0 : -1, small, "two keys, pairs, small buckets");
+        static const uint32_t in_digit[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
+        ok = ok && sc && tiled_keys(sc, small, 200003, in_digit, 3, 0, false, 0, 0, 0) &&
+             tiled_as_expected(sc, built ? 0 : -1, small, "two keys in a digit, small buckets");
+        CHECK(!ok || !built || units > 4 || clsort_radix_last_msd(sc) > 0,
+              "%s, two keys in a digit: MSD order not taken", small);
+        ok = ok && (!built || units > 4 || clsort_radix_last_msd(sc) > 0);
         if (sc)
             clsort_context_release(sc);
+    }
+    /* 11-bit digits: the tiles to fill alone (route 3), and not for two
+     * keys in a top digit (route 0, MSD order by the sample's flag 2) */
+    if (ok) {
+        char wide[600];
+        snprintf(wide, sizeof wide, "%sradix_bits=11,large_min=0", base);
+        clsort_context *wc = test_context(wide);
+        for (int t = 0; wc && ok && t < 4; t += 2)
+            ok = tiled_fill_keys(wc, wide, t, t == 2, 0) &&
+                 tiled_as_expected(wc, built ? 3 : -1, wide, "few keys, 11-bit digits");
+        static const uint32_t in_digit11[] = {0x12345678u, 0x1234abcdu, 0x9abcdef0u};
+        ok = ok && wc && tiled_keys(wc, wide, 200003, in_digit11, 3, 0, false, 0, 0, 0) &&
+             tiled_as_expected(wc, built ? 0 : -1, wide, "two keys in a digit, 11-bit digits");
+        CHECK(!ok || !built || units > 4 || clsort_radix_last_msd(wc) > 0,
+              "%s, two keys in a digit: MSD order not taken", wide);
+        ok = ok && (!built || units > 4 || clsort_radix_last_msd(wc) > 0);
+        if (wc)
+            clsort_context_release(wc);
     }
     /* Two keys in one top digit (0x12), half the keys, and a third in
      * another: the bucket of two keys split in one pass, the first in the

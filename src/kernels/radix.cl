@@ -526,14 +526,20 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     local uint h[MAX_PASSES * RADIX];
     local uint order_l;
     if ((gated == GATE_PENDING && !state[ST_PENDING]) ||
-        (gated == GATE_UNTILED && bitwords[bits_off + BITS_TILE_FLAG]))
+        (gated == GATE_UNTILED && bitwords[bits_off + BITS_TILE_FLAG] &&
+         !(bitwords[bits_off + BITS_TILE_FLAG] & TILE_SKIP)))
         return;
     /* the top pass too, where the tile pass counted the map's buckets */
     const uint hi = gated == GATE_PENDING && state[ST_PENDING] == PENDING_RECOUNT ? p_hi + 1u
                                                                                  : p_hi;
+    /* the pending count zeroes (zero_vec) only after a tile pass of
+     * TILE_FILL: else the first count has, where it ran */
+    const ulong zv = gated == GATE_PENDING && !(bitwords[bits_off + BITS_TILE_FLAG] & TILE_FILL)
+                         ? 0ul
+                         : zero_vec;
     clsort_upfront_work(keys + keys_off, n, chunk, p_lo, hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
-                        zero_vec, h, order_check, order + order_off, &order_l);
+                        zv, h, order_check, order + order_off, &order_l);
 }
 
 /* The plan, by one work-group: counts[Q][P][RADIX] (one row per portion)
@@ -687,7 +693,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         /* MSD order where no bucket is past the bound, or where the sample
          * (clsort_radix_sample) found the buckets past it to be one key
          * each (its flag 2), at the top pass's first plan */
-        const uint tile_flag = bitwords[BITS_TILE_FLAG];
+        const uint tile_flag = bitwords[BITS_TILE_FLAG] & ~TILE_SKIP;
+        const bool tiles_ran = tile_flag && !(bitwords[BITS_TILE_FLAG] & TILE_SKIP);
         /* ...or where the tile pass counted the buckets of the sample's
          * map (TILE_MAPPED; counts then reads their row) and none holds
          * more than TILE_MAPPED_MAX times the bound (the sample saw the top
@@ -713,7 +720,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         state[ST_PENDING] =
             first && !msd && !ordered ? (mapped || fill ? PENDING_RECOUNT : 1u) : 0u;
         state[ST_MSD] = msd ? top + 1 : 0;
-        state[ST_TILED] = phase == PLAN_TILES && tile_flag && msd && top == passes - 1
+        state[ST_TILED] = phase == PLAN_TILES && tiles_ran && msd && top == passes - 1
                               ? (mapped ? TILED_MAPPED : fill ? TILED_FILL : 1u)
                               : 0u;
         if (state[ST_PENDING]) {

@@ -523,8 +523,9 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
 #endif
 
 /* Few distinct values written from their keys (TILE_FILL): keys alone of
- * 4 or 8 bytes (an 8-bit build's tiles, with the map's counts row) */
-#if MAP_OK && !HAVE_VALUES && CLSORT_KEY_KIND != 2 && CLSORT_KEY_BYTES >= 4
+ * 4 or 8 bytes, where the tiles are built (their counts in the map's
+ * counts row) */
+#if TILED_OK && !HAVE_VALUES && CLSORT_KEY_KIND != 2 && CLSORT_KEY_BYTES >= 4
 #define FILL_OK 1
 #else
 #define FILL_OK 0
@@ -641,6 +642,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                                      scratch + map_off + MAP_INFO) * n <=
                 (ulong)msd_max * ns)
             go = TILE_MAPPED;
+#endif
 #if FILL_OK
         /* every top digit of the samples one key, and at most
          * FILL_KEYS_MAX of them: the tile pass compares each key with its
@@ -649,17 +651,15 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             mixed == 0 && tops <= FILL_KEYS_MAX)
             go = TILE_FILL;
 #endif
-        /* the tiles only to fill, or for buckets of one key or two (flag
-         * 2), which do not pass through local memory (the host's
-         * fill_only: buckets of other inputs would not take the streamed
-         * route) */
-        if (fill_only && go != TILE_FILL && go != 2)
-            go = 0;
+        /* the host's fill_only: the tiles only to fill (buckets of other
+         * inputs would not take the streamed route, or the runs of 11-bit
+         * digits would be too short); flag 2 as without tiles */
+        if (fill_only && go != TILE_FILL)
+            go = go == 2 ? 2u | TILE_SKIP : 0u;
         /* the tile pass's counts of the map's buckets, or of the keys */
         if (go == TILE_MAPPED || go == TILE_FILL)
             for (uint d = 0; d < RADIX; d++)
                 scratch[map_off + MAP_COUNTS(RADIX) + d] = 0;
-#endif
         /* samples in order or in reverse order: the upfront count instead,
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
@@ -753,7 +753,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     global uint *flag = scratch + flag_off;
     /* read once: a tile of TILE_FILL may add TILE_FILL_BAD meanwhile */
     const uint fl = flag[0];
-    if (!fl)
+    if (!fl || (fl & TILE_SKIP))
         return;
 #if FILL_OK
     /* another tile found a key that is not its digit's: the sort counts
@@ -1298,8 +1298,10 @@ inline uint clsort_one_candidate(const global uint *one, const global uint *stat
  * group of tiles), each chunk's keys compared with the candidate's key; a
  * chunk with another key marks the bucket (ONE_FAILED), which
  * clsort_radix_buckets then sorts after all, by one work-item (it skips
- * the others). Runs after the top pass, before the buckets; does nothing
- * without candidates. Work-groups of one work-item, any number. */
+ * the others). With TILED_FILL every bucket (ONE_HAS) is written from its
+ * key so, chunk by chunk, and the buckets' launch does nothing. Runs after
+ * the top pass, before the buckets; does nothing without candidates.
+ * Work-groups of one work-item, any number. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
 {
@@ -1320,15 +1322,16 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
      * sums the bucket's runs in the tiles before it, up to all of them) */
     const uint per = (tiles + ONE_TILE_CHUNKS - 1) / ONE_TILE_CHUNKS;
 #else
-    const bool tiled = false;
+    const bool fill = false, tiled = false;
     const uint tiles = 1u, per = 1u;
 #endif
     for (;;) {
-        /* chunk c of the candidates' buckets, in digit order */
+        /* chunk c of the candidates' buckets (TILED_FILL: of every
+         * bucket), in digit order */
         uint c = atomic_inc(&one[ONE_NEXT(RADIX)]), d = 0;
         ulong lo = 0, hi = 0, chunks = 0;
         for (; d < RADIX; d++) {
-            if (!one[ONE_CAND + d])
+            if (!one[(fill ? ONE_HAS(RADIX) : ONE_CAND) + d])
                 continue;
             lo = bases[top * RADIX + d];
             hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
@@ -1345,8 +1348,7 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
         }
         if (d == RADIX)
             return;
-        KEY_T key = 0;
-        clsort_one_candidate(one, state, d, &key);
+        KEY_T key = clsort_one_key(one, d);
         /* the chunk's keys from A[r0, r1) to U from o */
         ulong r0 = lo + (ulong)c * ONE_CHUNK, r1 = min(r0 + ONE_CHUNK, hi), o = r0;
 #if FILL_OK
@@ -1414,21 +1416,16 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
     if (hi <= lo)
         return;
-    /* a bucket of one key that clsort_radix_one_copy has copied */
+    /* a bucket of one key that clsort_radix_one_copy has copied, or
+     * written from its key (TILED_FILL: every bucket) */
     const global uint *one = next + one_off;
+    if (state[ST_TILED] == TILED_FILL)
+        return;
     KEY_T one_key;
     if (clsort_one_candidate(one, state, d, &one_key) && !one[ONE_FAILED(RADIX) + d])
         return;
     ku += ku_off;
     vu += vu_off;
-#if FILL_OK
-    /* every key counted as its top digit's key by the tile pass: written
-     * from it */
-    if (state[ST_TILED] == TILED_FILL) {
-        clsort_in_fill(ku, lo, hi, clsort_one_key(one, d), descending);
-        return;
-    }
-#endif
 #if TILED_OK
     /* MSD order from tiles: the bucket's keys lie in A as one run per tile */
     const bool tiled = state[ST_TILED] != 0;
