@@ -498,9 +498,9 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
     const bool onesweep = s->algorithm == CLSORT_ALGORITHM_ONESWEEP;
     size_t zero_words = onesweep ? s->lookback_at : s->portions * s->passes * s->radix;
     /* the tiles' route zeroes the look-back areas here, but where the
-     * tiles are there to fill alone: there the count that runs zeroes them
-     * (the first, unless the tiles counted; the pending one after a fill
-     * that met another key), as without tiles */
+     * tiles are there to fill (fill_only): there the count that runs
+     * zeroes them (the first, unless the tiles ran; else the pending one,
+     * should the plan leave the decision to it), as without tiles */
     if (route == ROUTE_MSD_TILES && !s->fill_only)
         zero_words = s->table_at;
     CLSORT_TRY(clsort_fill(ctx, b->scratch, 0, zero_words * 4, seq));

@@ -41,10 +41,11 @@ typedef struct radix_shape {
     bool msd; /* the plan may choose MSD order (serial onesweep, tuning msd) */
     bool tiled; /* MSD order may take the top digit from tiles (tuning tile_min) */
     /* the tiles only where they count few distinct values, each bucket
-     * written from its key (TILE_FILL): buckets of an even spread would
-     * not take the streamed route, or with 11-bit digits their runs in the
-     * tiles would be too short */
-    bool fill_only;
+     * written from its key (TILE_FILL), or (1) where the sample finds big
+     * buckets of one key or two: buckets of an even spread would not take
+     * the streamed route; (2) with 11-bit digits, whose runs in the tiles
+     * would be too short (0: the tiles for every input) */
+    unsigned fill_only;
     /* ORDER_ bits: the upfront count checks whether the keys are in order
      * or in reverse order, and the plan may then skip every pass (0: no
      * check) */

@@ -51,9 +51,9 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
                       job->key.bytes >= 4 && job->begin_bit == 0 &&
                       job->end_bit == job->key.bytes * 8;
     s->tiled = tiles && (s->r == 8 ? streamed || fill : fill);
-    s->fill_only = s->tiled && (s->r != 8 || !streamed);
+    s->fill_only = !s->tiled ? 0u : s->r != 8 ? 2u : streamed ? 0u : 1u;
     s->table_at = s->scratch_words;
-    if (s->tiled && !s->fill_only) /* a fill's tiles sort nothing: no table */
+    if (s->tiled && s->fill_only != 2) /* tiles that fill alone sort nothing */
         s->scratch_words += s->tiles_pp * R;
     /* the sample's map of skewed top digits (MAP_WORDS), after the table */
     s->map_at = s->scratch_words;

@@ -532,11 +532,10 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     /* the top pass too, where the tile pass counted the map's buckets */
     const uint hi = gated == GATE_PENDING && state[ST_PENDING] == PENDING_RECOUNT ? p_hi + 1u
                                                                                  : p_hi;
-    /* the pending count zeroes (zero_vec) only after a tile pass of
-     * TILE_FILL: else the first count has, where it ran */
-    const ulong zv = gated == GATE_PENDING && !(bitwords[bits_off + BITS_TILE_FLAG] & TILE_FILL)
-                         ? 0ul
-                         : zero_vec;
+    /* the pending count zeroes (zero_vec) only after a tile pass that ran:
+     * else the first count has */
+    const uint tf = bitwords[bits_off + BITS_TILE_FLAG];
+    const ulong zv = gated == GATE_PENDING && (!tf || (tf & TILE_SKIP)) ? 0ul : zero_vec;
     clsort_upfront_work(keys + keys_off, n, chunk, p_lo, hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
                         zv, h, order_check, order + order_off, &order_l);

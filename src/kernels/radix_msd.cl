@@ -651,11 +651,13 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             mixed == 0 && tops <= FILL_KEYS_MAX)
             go = TILE_FILL;
 #endif
-        /* the host's fill_only: the tiles only to fill (buckets of other
-         * inputs would not take the streamed route, or the runs of 11-bit
-         * digits would be too short); flag 2 as without tiles */
+        /* the host's fill_only: the tiles only to fill, or (1) for flag 2,
+         * whose big buckets of one key or two pass through no local memory
+         * either (buckets of other inputs would not take the streamed
+         * route); (2) flag 2 as without tiles (the runs of 11-bit digits
+         * would be too short) */
         if (fill_only && go != TILE_FILL)
-            go = go == 2 ? 2u | TILE_SKIP : 0u;
+            go = go != 2 ? 0u : fill_only == 2 ? 2u | TILE_SKIP : 2u;
         /* the tile pass's counts of the map's buckets, or of the keys */
         if (go == TILE_MAPPED || go == TILE_FILL)
             for (uint d = 0; d < RADIX; d++)
