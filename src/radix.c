@@ -406,8 +406,7 @@ static unsigned order_mode(const clsort_context *ctx, const clsort_radix_job *jo
         (s->portions == 1 && job->n <= t->prologue_max))
         return 0;
     unsigned mode = ORDER_SORTED | ORDER_REVERSE;
-    if (!job->vals && job->key.kind != 2 && job->begin_bit == 0 &&
-        job->end_bit == job->key.bytes * 8)
+    if (radix_keys_alone_whole(job))
         mode |= ORDER_REVERSE_TIES;
     return mode;
 }

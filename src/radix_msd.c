@@ -47,9 +47,7 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
      * of 4 or 8 bytes, sorted by all their bits, take the tiles for that
      * alone where the buckets of an even spread would not stream, and
      * with 11-bit digits */
-    const bool fill = !job->vals && !job->gen_index && job->key.kind != 2 &&
-                      job->key.bytes >= 4 && job->begin_bit == 0 &&
-                      job->end_bit == job->key.bytes * 8;
+    const bool fill = radix_keys_alone_whole(job) && job->key.bytes >= 4;
     s->tiled = tiles && (s->r == 8 ? streamed || fill : fill);
     s->fill_only = !s->tiled ? 0u : s->r != 8 ? 2u : streamed ? 0u : 1u;
     s->table_at = s->scratch_words;

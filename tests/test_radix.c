@@ -593,11 +593,7 @@ static bool tiled_fill_keys(clsort_context *ctx, const char *spec, int t, int de
             v = 0xf7ull << (8 * bytes - 8) | 42u;
         memcpy(k + i * bytes, &v, bytes);
     }
-    sort_case c;
-    memset(&c, 0, sizeof c);
-    c.type = types[t];
-    c.n = n;
-    c.mode = CHECK_KEYS;
+    sort_case c = make(types[t], DATA_UNIFORM, n, CHECK_KEYS); /* the keys: c.input */
     c.opt.descending = descending;
     c.input = k;
     char label[600];
@@ -818,6 +814,8 @@ void test_radix_tiled(void)
             ok = tiled_fill_keys(ctx, spec, t, m & 1, m >> 1) &&
                  tiled_as_expected(ctx, built ? (m >> 1 ? 0 : 3) : -1, spec,
                                    m >> 1 ? "few keys and one unseen" : "few keys, filled");
+    /* two keys in one top digit (0x12), and a third (below) */
+    static const uint32_t shared[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
     /* Buckets too large for local memory (bucket_local): keys alone take
      * the tiles only where they fill (route 3) or the sample finds big
      * buckets of one key or two (route 1: two keys in a top digit, up to 4
@@ -831,12 +829,7 @@ void test_radix_tiled(void)
          * written, which the count after a fill that met another key must
          * zero again */
         if (sc) {
-            sort_case c;
-            memset(&c, 0, sizeof c);
-            c.type = CLSORT_U32;
-            c.dist = DATA_UNIFORM;
-            c.n = 300007;
-            c.mode = CHECK_KEYS;
+            sort_case c = make(CLSORT_U32, DATA_UNIFORM, 300007, CHECK_KEYS);
             c.seed = 18;
             ok = sort_and_check(sc, &c, small) &&
                  tiled_as_expected(sc, built ? 0 : -1, small, "uniform, small buckets");
@@ -848,8 +841,7 @@ void test_radix_tiled(void)
                                      : "few keys, small buckets");
         ok = ok && sc && tiled_few_values(sc, small, 200003, 0, true) &&
              tiled_as_expected(sc, built ? 0 : -1, small, "two keys, pairs, small buckets");
-        static const uint32_t in_digit[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
-        ok = ok && sc && tiled_keys(sc, small, 200003, in_digit, 3, 0, false, 0, 0, 0) &&
+        ok = ok && sc && tiled_keys(sc, small, 200003, shared, 3, 0, false, 0, 0, 0) &&
              tiled_as_expected(sc, built ? (units <= 4 ? 1 : 0) : -1, small,
                                "two keys in a digit, small buckets");
         if (sc)
@@ -881,7 +873,6 @@ void test_radix_tiled(void)
      * keep their order; and with the first third of the keys the first key
      * alone, so that the second appears blocks (tiles) later. Taken up to 4
      * compute units (a bucket of two keys, 3 n / 4, within 3 n / units). */
-    static const uint32_t shared[] = {0x12345678u, 0x12abcdefu, 0x9abcdef0u};
     static const uint32_t alike[] = {0x12345678u, 0x9a345678u, 0x40abcdefu};
     for (size_t h = 0; ok && h < 2; h++)
         for (int m = 0; ok && m < 4; m++) {

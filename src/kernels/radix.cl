@@ -78,19 +78,27 @@ inline void clsort_note_bits(KEY_T k, KEY_T *any, KEY_T *anyc)
     *anyc |= (KEY_T)~img;
 }
 
-/* A key as the sort orders it: the bits [begin_bit, end_bit) of its image,
- * complemented for a descending sort. */
 /* The low w bits of a key set (all of them from KEY_BITS on). */
 inline KEY_T clsort_low_bits(uint w)
 {
     return w >= KEY_BITS ? (KEY_T)~(KEY_T)0 : (KEY_T)(((KEY_T)1 << w) - (KEY_T)1);
 }
 
+/* A key as the sort orders it: the bits [begin_bit, end_bit) of its image,
+ * complemented for a descending sort. */
 inline KEY_T clsort_order_key(KEY_T k, uint begin_bit, uint end_bit, uint descending)
 {
     const KEY_T mask = clsort_low_bits(end_bit - begin_bit);
     const KEY_T o = (KEY_T)(RADIX_IMAGE(k) >> begin_bit) & mask;
     return descending ? (KEY_T)(o ^ mask) : o;
+}
+
+/* Whether MSD order's tile pass ran, from its flag (BITS_TILE_FLAG; 0:
+ * no tiles; TILE_SKIP: flag 2 without them): it then counted the top pass
+ * instead of the upfront count. */
+inline bool clsort_tiles_ran(uint flag)
+{
+    return flag && !(flag & TILE_SKIP);
 }
 
 /* The order flags of neighbours a, b (a first), in the sort's order. */
@@ -525,17 +533,15 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
 {
     local uint h[MAX_PASSES * RADIX];
     local uint order_l;
-    if ((gated == GATE_PENDING && !state[ST_PENDING]) ||
-        (gated == GATE_UNTILED && bitwords[bits_off + BITS_TILE_FLAG] &&
-         !(bitwords[bits_off + BITS_TILE_FLAG] & TILE_SKIP)))
+    const bool tiles_ran = clsort_tiles_ran(bitwords[bits_off + BITS_TILE_FLAG]);
+    if ((gated == GATE_PENDING && !state[ST_PENDING]) || (gated == GATE_UNTILED && tiles_ran))
         return;
     /* the top pass too, where the tile pass counted the map's buckets */
     const uint hi = gated == GATE_PENDING && state[ST_PENDING] == PENDING_RECOUNT ? p_hi + 1u
                                                                                  : p_hi;
     /* the pending count zeroes (zero_vec) only after a tile pass that ran:
      * else the first count has */
-    const uint tf = bitwords[bits_off + BITS_TILE_FLAG];
-    const ulong zv = gated == GATE_PENDING && (!tf || (tf & TILE_SKIP)) ? 0ul : zero_vec;
+    const ulong zv = gated == GATE_PENDING && !tiles_ran ? 0ul : zero_vec;
     clsort_upfront_work(keys + keys_off, n, chunk, p_lo, hi, begin_bit, end_bit, descending,
                         counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
                         zv, h, order_check, order + order_off, &order_l);
@@ -693,7 +699,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
          * (clsort_radix_sample) found the buckets past it to be one key
          * each (its flag 2), at the top pass's first plan */
         const uint tile_flag = bitwords[BITS_TILE_FLAG] & ~TILE_SKIP;
-        const bool tiles_ran = tile_flag && !(bitwords[BITS_TILE_FLAG] & TILE_SKIP);
+        const bool tiles_ran = clsort_tiles_ran(bitwords[BITS_TILE_FLAG]);
         /* ...or where the tile pass counted the buckets of the sample's
          * map (TILE_MAPPED; counts then reads their row) and none holds
          * more than TILE_MAPPED_MAX times the bound (the sample saw the top
@@ -707,10 +713,11 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
          * found another (TILE_FILL_BAD) its counts are partial: the
          * pending count counts every pass, and the pending plan takes the
          * sample's keys as flag 2 (the big buckets copied and checked) */
-        const bool fill = phase == PLAN_TILES && (tile_flag & TILE_FILL) != 0;
+        const bool fill_flag = (tile_flag & TILE_FILL) != 0;
+        const bool fill = phase == PLAN_TILES && fill_flag;
         const bool fill_bad = fill && (tile_flag & TILE_FILL_BAD) != 0;
         const bool few = ((phase == PLAN_TILES || phase == PLAN_TOP) && (tile_flag == 2 || fill)) ||
-                         (phase == PLAN_PENDING && (tile_flag & TILE_FILL) != 0);
+                         (phase == PLAN_PENDING && fill_flag);
         const bool msd =
             !fill_bad &&
             (most <= msd_max ||
@@ -788,9 +795,8 @@ void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
      * the map's counts, map_counts_off into counts (0: the shape has no
      * map) */
     global uint *c = counts + counts_off;
-    if (phase == PLAN_TILES && map_counts_off &&
-        (bitwords[bits_off + BITS_TILE_FLAG] == TILE_MAPPED ||
-         (bitwords[bits_off + BITS_TILE_FLAG] & TILE_FILL)))
+    const uint tf = bitwords[bits_off + BITS_TILE_FLAG];
+    if (phase == PLAN_TILES && map_counts_off && (tf == TILE_MAPPED || (tf & TILE_FILL)))
         c = counts + map_counts_off - (ulong)(passes - 1) * RADIX;
     clsort_plan(c, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,

@@ -72,12 +72,12 @@
  * plan leaves PENDING_RECOUNT, as for a refused map. */
 #define TILE_FILL 4u
 #define TILE_FILL_BAD 8u
-/* With flag 2 where the tiles are there to fill alone (the host's
- * fill_only): the tile pass does not run, the upfront count counts the top
- * pass, and the plan reads flag 2 as without tiles. */
-#define TILE_SKIP 16u
 #define TILED_FILL 3u
 #define FILL_KEYS_MAX 16u /* the most keys (top digits) the tile pass compares with */
+/* With flag 2 where the tiles are there to fill alone (the host's
+ * fill_only): the tile pass does not run, the upfront count counts the top
+ * pass, and the plan reads flag 2 as without tiles (clsort_tiles_ran). */
+#define TILE_SKIP 16u
 /* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
  * words, MSD shapes only, zero before the sample), in this order: which
  * digits of the top pass the sample found one key and big

@@ -755,7 +755,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     global uint *flag = scratch + flag_off;
     /* read once: a tile of TILE_FILL may add TILE_FILL_BAD meanwhile */
     const uint fl = flag[0];
-    if (!fl || (fl & TILE_SKIP))
+    if (!clsort_tiles_ran(fl))
         return;
 #if FILL_OK
     /* another tile found a key that is not its digit's: the sort counts
@@ -1240,12 +1240,13 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
  * every NaN, share an order key. */
 inline void clsort_in_fill(global KEY_T *ku, idx_t lo, idx_t hi, KEY_T o, uint descending)
 {
-    const kv_t v = (kv_t)clsort_order_key_inverse(o, descending);
+    const KEY_T k = clsort_order_key_inverse(o, descending);
+    const kv_t v = (kv_t)k;
     ulong i = lo;
     for (; i + KV_N <= hi; i += KV_N)
         *(global kv_a *)(ku + i) = v;
     for (; i < hi; i++)
-        ku[i] = clsort_order_key_inverse(o, descending);
+        ku[i] = k;
 }
 #endif
 
@@ -1403,7 +1404,8 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 {
-    if (!state[ST_MSD])
+    /* TILED_FILL: clsort_radix_one_copy has written every bucket */
+    if (!state[ST_MSD] || state[ST_TILED] == TILED_FILL)
         return;
     const uint top = state[ST_MSD] - 1;
     /* The bucket: the next not taken (a counter zeroed with the sort's
@@ -1418,11 +1420,8 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
     if (hi <= lo)
         return;
-    /* a bucket of one key that clsort_radix_one_copy has copied, or
-     * written from its key (TILED_FILL: every bucket) */
+    /* a bucket of one key that clsort_radix_one_copy has copied */
     const global uint *one = next + one_off;
-    if (state[ST_TILED] == TILED_FILL)
-        return;
     KEY_T one_key;
     if (clsort_one_candidate(one, state, d, &one_key) && !one[ONE_FAILED(RADIX) + d])
         return;
