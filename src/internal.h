@@ -471,6 +471,9 @@ int clsort_radix_last_tiled(clsort_context *ctx);
 /* Tests: 1 where the context's last radix sort took MSD order (the plan's
  * ST_MSD word; blocks), 0 where not, -1 where there is none to read. */
 int clsort_radix_last_msd(clsort_context *ctx);
+/* The number of keys the context's last radix sort wrote from its few
+ * keys' table (0: the passes sorted; -1: no state to read). Tests. */
+int clsort_radix_last_fill(clsort_context *ctx);
 /* Tests: what the plan of the context's last radix sort made of the order
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */

@@ -75,7 +75,7 @@ static clsort_status shape_of(clsort_context *ctx, const clsort_radix_job *job, 
         CLSORT_TRY(radix_classic_shape(ctx, job, s));
     s->keys_bytes = n * s->key_bytes;
     s->vals_bytes = n * s->val_bytes;
-    s->state_words = ST_PASS((size_t)P);
+    s->state_words = ST_PASS((size_t)P) + (s->fill ? FILL_TABLE_WORDS((size_t)s->radix) : 0);
     return CLSORT_SUCCESS;
 }
 
@@ -120,6 +120,8 @@ int clsort_radix_last_msd(clsort_context *ctx)
     const int w = last_state_word(ctx, ST_MSD);
     return w > 0 ? 1 : w;
 }
+
+int clsort_radix_last_fill(clsort_context *ctx) { return last_state_word(ctx, ST_FILL_KEYS); }
 
 int clsort_radix_last_order(clsort_context *ctx)
 {
@@ -280,7 +282,7 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog,
             gen = job->gen_index;
     const size_t msd_max = radix_msd_max(ctx, job, s);
     cl_uint begin = job->begin_bit, end = job->end_bit, clear = b->counts_kept_zero,
-            order = s->order;
+            order = s->order, fill = s->fill;
     /* the map's counts (radix_msd.c), in scratch, which holds the counts
      * where the tiles run */
     cl_ulong bits_off = s->bits_at, counts_at = b->counts_at, order_at = b->order_at,
@@ -298,7 +300,8 @@ static clsort_status run_plan(clsort_context *ctx, clsort_program *prog,
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .order = CLSORT_ARG(b->order), .order_off = CLSORT_ARG(order_at),
                                .order_mode = CLSORT_ARG(order),
-                               .map_counts_off = CLSORT_ARG(map_counts)));
+                               .map_counts_off = CLSORT_ARG(map_counts),
+                               .fill = CLSORT_ARG(fill)));
     return clsort_launch(ctx, k, "clsort_radix_plan", s->plan_wg, s->plan_wg, seq);
 }
 
@@ -343,7 +346,8 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
     /* scratch_words is a whole number of 16-byte words */
     cl_ulong koff = job->keys_off, zero_vec = s->scratch_words / 4;
     cl_uint passes = s->passes, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, skip = plan_skip(s), gen = job->gen_index, order = s->order;
+            desc = job->descending, skip = plan_skip(s), gen = job->gen_index, order = s->order,
+            fill = s->fill;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_upfront_plan, .keys = CLSORT_ARG(b->ku),
                                .keys_off = CLSORT_ARG(koff), .n = idx_of(s, &a_n, n),
                                .chunk = idx_of(s, &a_chunk, div_up(n, groups)),
@@ -352,8 +356,31 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
                                .allow_skip = CLSORT_ARG(skip), .gen_index = CLSORT_ARG(gen),
                                .zero = CLSORT_ARG(b->scratch), .zero_vec = CLSORT_ARG(zero_vec),
                                .sync = CLSORT_ARG(b->counts), .state = CLSORT_ARG(b->state),
-                               .bases = CLSORT_ARG(b->bases), .order_mode = CLSORT_ARG(order)));
+                               .bases = CLSORT_ARG(b->bases), .order_mode = CLSORT_ARG(order),
+                               .fill = CLSORT_ARG(fill)));
     return clsort_launch(ctx, k, "clsort_radix_upfront_plan", groups * s->hist_wg, s->hist_wg,
+                         seq);
+}
+
+/* The few keys' check (clsort_radix_fill_check), between the plan and the
+ * passes: it does nothing unless the plan found few digits in every pass. */
+static clsort_status run_fill_check(clsort_context *ctx, clsort_program *prog,
+                                    const clsort_radix_job *job, const radix_shape *s,
+                                    const radix_buffers *b, clsort_seq *seq)
+{
+    cl_kernel k;
+    CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_fill_check", &k));
+    const size_t groups = upfront_groups(ctx, s, job->n);
+    cl_ulong koff = job->keys_off, fill_off = s->fill_at;
+    cl_uint passes = s->passes, desc = job->descending;
+    idx_arg a_n;
+    CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_fill_check, .keys = CLSORT_ARG(b->ku),
+                               .keys_off = CLSORT_ARG(koff), .n = idx_of(s, &a_n, job->n),
+                               .passes = CLSORT_ARG(passes), .descending = CLSORT_ARG(desc),
+                               .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
+                               .scratch = CLSORT_ARG(b->scratch),
+                               .fill_off = CLSORT_ARG(fill_off)));
+    return clsort_launch(ctx, k, "clsort_radix_fill_check", groups * s->hist_wg, s->hist_wg,
                          seq);
 }
 
@@ -544,6 +571,10 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
              s.passes >= 2 && !radix_chained(ctx, job, &s);
     s.order = order_mode(ctx, job, &s);
     const radix_route route = choose_route(ctx, job, &s);
+    /* the few keys' check: LSD order's own count and plan, the passes in
+     * their own launches */
+    s.fill = s.fill && (route == ROUTE_FUSED || route == ROUTE_LSD) &&
+             !radix_chained(ctx, job, &s);
     switch (route) {
     case ROUTE_SINGLE:
         return radix_run_single(ctx, prog, job, &s, &b, seq);
@@ -553,6 +584,8 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     case ROUTE_FUSED:
     case ROUTE_LSD:
         CLSORT_TRY(count_and_plan_lsd(ctx, prog, job, &s, &b, route, seq));
+        if (s.fill)
+            CLSORT_TRY(run_fill_check(ctx, prog, job, &s, &b, seq));
         break;
     case ROUTE_MSD_TILES:
     case ROUTE_MSD:

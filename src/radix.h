@@ -50,11 +50,14 @@ typedef struct radix_shape {
      * or in reverse order, and the plan may then skip every pass (0: no
      * check) */
     unsigned order;
+    /* the few keys' check and fill may run (tuning fill_min; clsort_plan's
+     * fill_gate, clsort_radix_fill_check) */
+    bool fill;
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
     size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at,
-        bucket_at, tiled_at, table_at, order_at, one_at, map_at;
+        bucket_at, tiled_at, table_at, order_at, one_at, map_at, fill_at;
 } radix_shape;
 
 typedef struct radix_buffers {

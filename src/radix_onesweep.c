@@ -126,11 +126,17 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
     s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
     s->order_at = s->bucket_at + 1; /* 1 word: the order flags, where a fill zeroes them */
     s->one_at = s->order_at + 1; /* MSD order's big one-key buckets (ONE_WORDS) */
+    /* the few keys' check (LSD order, work-group shapes, keys alone of an
+     * integer type over all their bits; clsort_radix_sort keeps it for the
+     * LSD routes of separate pass launches) */
+    s->fill = t->fill_min && n >= t->fill_min && !s->msd && s->rank != CLSORT_RANK_SERIAL &&
+              !segments && P >= 2 && s->allow_skip && radix_keys_alone_whole(job);
+    s->fill_at = s->one_at + (s->msd ? ONE_WORDS(R) : 0);
     /* the look-back areas last, in whole 16-byte words (the upfront
      * count zeroes them: run_upfront), each tile's row starting on a
      * 256-byte boundary: a warp's 32 words then lie in one 128-byte
      * line, where rows 64 bytes off the line straddled two */
-    s->lookback_at = div_up(s->one_at + (s->msd ? ONE_WORDS(R) : 0), 64) * 64;
+    s->lookback_at = div_up(s->fill_at + (s->fill ? FILL_SCRATCH_WORDS(R) : 0), 64) * 64;
     s->scratch_words = s->lookback_at + div_up(P * s->tiles_pp * R, 4) * 4;
     /* MSD order's tiles and their table, after the look-back areas */
     radix_msd_shape(ctx, job, s);

@@ -55,6 +55,7 @@ static const clsort_tuning_row table[] = {
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,
       .hist_groups = 3, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,
       .small_max = 4096, .prologue_max = 0, .fused_max = 0x7fffffff, .chain_max = 262144,
+      .fill_min = 1u << 23,
       .small_items = 8, .small_items_max = 262144, .seg_wg = 512, .seg_items = 20,
       .single_max = 0, .seg_radix_min = 1025, .bt_wg = 512, .bt_fit_wg = 1024, .sel_wg = 256,
       .sel_block = 1024, .scan_onepass = 1, .scan_wg = 128, .scan_items = 32}},

@@ -100,7 +100,11 @@
       "launch (0: never)")                                                                        \
     X(chain_max, NUM, 0, 0x7fffffffu, none,                                                       \
       "onesweep sorts up to this n (one portion, LSD order): every pass in one launch "           \
-      "(0: never)")
+      "(0: never)")                                                                               \
+    X(fill_min, NUM, 0, 0x7fffffffu, none,                                                        \
+      "onesweep in LSD order, work-group shapes, keys alone of an integer type over all their "   \
+      "bits, from this n on: where every pass has few digits, a check whether the keys are few, " \
+      "and then each place written from them (0: never)")
 
 /* The classic count and scatter passes. */
 #define CLSORT_TUNING_KEYS_CLASSIC(X)                                                             \

@@ -1072,6 +1072,124 @@ void test_radix_fused(void)
     }
 }
 
+/* radix_fill's input: n keys of type t drawn (seeded) from `keys` keys (up
+ * to 16), key j having j * 16 + 1 in its low byte (pass 0's digits name
+ * them all, and no pass has more digits) and random bits above. With clash
+ * (3 keys), key 2 is key 0 with key 1's top byte: every pass has two
+ * digits, one of which names two keys: key 2 is then the last 10 keys
+ * (a work-group that has seen key 0 in earlier rounds), or with round the
+ * keys of the rounds of `round` keys of odd number, and key 0 of the even
+ * ones (no work-group of an even number of them sees both). */
+static void *fill_input(clsort_type t, size_t n, unsigned keys, bool clash, size_t round,
+                        uint64_t seed)
+{
+    const size_t kb = clsort_type_size(t);
+    unsigned char *x = malloc(n * kb + 1);
+    if (!x) {
+        CHECK(false, "out of host memory");
+        return NULL;
+    }
+    uint64_t key[16], r = seed | 1;
+    for (unsigned j = 0; j < keys; j++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        key[j] = (r & ~0xffull) | (j * 16 + 1);
+    }
+    if (clash) { /* key 0 with key 1's top byte: every pass has two digits */
+        const unsigned top = (unsigned)kb * 8 - 8;
+        key[2] = (key[0] & ~(0xffull << top)) | (key[1] & (0xffull << top));
+    }
+    for (size_t i = 0; i < n; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned j = (unsigned)(r >> 33) % keys;
+        if (clash && (j == 0 || j == 2))
+            j = round ? ((i / round) % 2 ? 2 : 0) : i + 10 >= n ? 2 : 0;
+        memcpy(x + i * kb, &key[j], kb); /* the low bytes (little-endian hosts) */
+    }
+    return x;
+}
+
+void test_radix_fill(void)
+{
+    /* The few keys' fill (GPU shapes; keys alone of an integer type over
+     * all their bits): where every pass has few digits, a check whether
+     * each digit of one pass names one key, and then each place written
+     * from the keys (clsort_radix_fill_check, PASS_FILL). Every sort is
+     * checked against the reference, and whether the fill wrote it
+     * (clsort_radix_last_fill): 2 and 16 keys of u32, i32, u64 and i64,
+     * ascending and descending, on the fused start and on portions; not
+     * where a digit names two keys (in one work-group's rounds, and only
+     * across work-groups), nor for pairs, argsort, a bit window, floats or
+     * uniform keys. The portable shape (rounds of 64 x 8 keys, two
+     * work-groups a compute unit: an even number), and the tuned one on
+     * NVIDIA. */
+    const char *specs[] = {
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
+        "hist_groups=2,plan_wg=64,fill_min=1000,skip_min=0,order_min=1000,single_max=0,"
+        "prologue_max=0,chain_max=0,fused_max=2147483647",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
+        "hist_groups=2,plan_wg=64,fill_min=1000,skip_min=0,order_min=1000,single_max=0,"
+        "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
+        "",
+    };
+    const bool nvidia = test_on_nvidia();
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64, CLSORT_I64};
+    for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        const char *spec = specs[si][0] ? specs[si] : "tuned";
+        const size_t n = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
+        bool ok = true;
+        for (size_t ti = 0; ok && ti < 4; ti++)
+            for (unsigned kc = 0; ok && kc < 4; kc++) {
+                /* kc: 2 keys, 16, 3 with a clash at the end, 3 with a clash by round */
+                const unsigned keys = kc == 0 ? 2 : kc == 1 ? 16 : 3;
+                const bool clash = kc >= 2;
+                if (kc == 3 && si == 2)
+                    continue; /* the tuned rounds and work-groups are others */
+                void *in = fill_input(types[ti], n, keys, clash, kc == 3 ? 512 : 0,
+                                      test_seed("fill", n, kc * 4 + (unsigned)ti));
+                if (!in)
+                    break;
+                for (int desc = 0; ok && desc < 2; desc++) {
+                    sort_case c = make(types[ti], DATA_FEW_UNIQUE, n, CHECK_KEYS);
+                    c.input = in;
+                    c.opt.descending = desc;
+                    ok = sort_and_check(ctx, &c, spec);
+                    const int got = clsort_radix_last_fill(ctx), want = clash ? 0 : (int)keys;
+                    CHECK(!ok || got == want,
+                          "%s: %s, %u keys%s%s, n=%zu: the fill wrote %d keys, expected %d",
+                          spec, clsort_type_name(types[ti]), keys, clash ? ", a clash" : "",
+                          desc ? ", descending" : "", n, got, want);
+                    ok = ok && got == want;
+                }
+                /* what the fill does not take: values, a window */
+                for (int m = 0; ok && kc == 1 && m < 3; m++) {
+                    sort_case c = make(types[ti], DATA_FEW_UNIQUE, n,
+                                       m == 0 ? CHECK_PAIRS : m == 1 ? CHECK_ARGSORT : CHECK_KEYS);
+                    c.input = in;
+                    c.opt.end_bit = m == 2 ? (unsigned)clsort_type_size(types[ti]) * 8 - 4 : 0;
+                    ok = sort_and_check(ctx, &c, spec);
+                    const int got = clsort_radix_last_fill(ctx);
+                    CHECK(!ok || got == 0, "%s: %s, 16 keys, mode %d: the fill ran (%d keys)",
+                          spec, clsort_type_name(types[ti]), m, got);
+                    ok = ok && got == 0;
+                }
+                free(in);
+            }
+        /* floats of few values, uniform keys: no fill */
+        for (int k = 0; ok && k < 2; k++) {
+            sort_case c = make(k ? CLSORT_U32 : CLSORT_F32, k ? DATA_UNIFORM : DATA_FEW_UNIQUE, n,
+                               CHECK_KEYS);
+            ok = sort_and_check(ctx, &c, spec);
+            const int got = clsort_radix_last_fill(ctx);
+            CHECK(!ok || got == 0, "%s: %s: the fill ran (%d keys)", spec,
+                  k ? "uniform u32" : "few f32", got);
+        }
+        clsort_context_release(ctx);
+    }
+}
+
 /* Sorts `in` (n keys of type t) in the modes of the mask (bit m: keys,
  * pairs, argsort), ascending and, with both, descending, checked against
  * the reference stable order. */

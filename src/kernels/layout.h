@@ -52,7 +52,7 @@
     X(uint, phase) X(uint, clear) X(global const uint *, bitwords) X(ulong, bits_off)              \
     X(global uint *, state) X(global idx_t *, bases) X(global uint *, order) X(ulong, order_off)   \
     X(ulong, map_counts_off)                                                                       \
-    X(uint, order_mode)
+    X(uint, order_mode) X(uint, fill)
 #define CLSORT_ARGS_clsort_radix_prologue(F, X)                                                    \
     F(global const KEY_T *, keys) X(ulong, keys_off) X(idx_t, n) X(uint, passes)                   \
     X(uint, begin_bit) X(uint, end_bit) X(uint, descending) X(uint, allow_skip)                    \
@@ -62,7 +62,11 @@
     F(global const KEY_T *, keys) X(ulong, keys_off) X(idx_t, n) X(idx_t, chunk) X(uint, passes)   \
     X(uint, begin_bit) X(uint, end_bit) X(uint, descending) X(uint, allow_skip)                    \
     X(uint, gen_index) X(global uint *, zero) X(ulong, zero_vec) X(global uint *, sync)            \
-    X(global uint *, state) X(global idx_t *, bases) X(uint, order_mode)
+    X(global uint *, state) X(global idx_t *, bases) X(uint, order_mode) X(uint, fill)
+#define CLSORT_ARGS_clsort_radix_fill_check(F, X)                                                  \
+    F(global const KEY_T *, keys) X(ulong, keys_off) X(idx_t, n) X(uint, passes)                   \
+    X(uint, descending) X(global uint *, state) X(global const idx_t *, bases)                     \
+    X(global uint *, scratch) X(ulong, fill_off)
 #define CLSORT_ARGS_clsort_radix_finish(F, X)                                                      \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global const KEY_T *, ka) X(global VAL_T *, vu)       \
     X(ulong, vu_off) X(global const VAL_T *, va) X(idx_t, n) X(global const uint *, state)

@@ -20,6 +20,12 @@
  * (or, for inputs of one portion, both in one launch: clsort_radix_prologue
  * by one work-group for small ones, clsort_radix_upfront_plan, whose last
  * work-group to finish plans, up to the tuning's fused_max)
+ * then, for onesweep in LSD order on work-group shapes (keys alone of an
+ * integer type over all their bits, from the tuning's fill_min keys on),
+ *   clsort_radix_fill_check  where every pass has few digits: whether each
+ *                         digit of one pass names one key, and if so the
+ *                         passes' launches write every place from those
+ *                         keys instead of sorting (12 bytes a key in all);
  * and ends with
  *   clsort_radix_finish   the copy back (one active pass) and, for argsort
  *                         with every pass skipped, the identity permutation
@@ -590,14 +596,25 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * pass, as if every digit were constant (argsort's indices are then the
  * identity, written by the finish); keys in reverse order skip every pass
  * too, and pass 0's launch reverses them (PASS_REVERSE, with n in
- * ST_REV_N). */
+ * ST_REV_N).
+ *
+ * fill_gate (GPU shapes, keys alone of an integer type over all their bits; 0:
+ * never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
+ * in LSD order where at least two passes are active and none has more
+ * digits than FILL_DIGITS_MAX: the check tries the pass with the most.
+ *
+ * constant_digit: PLAN_PASS_WORDS local words (per pass whether its digit
+ * is constant, then how many digits it has). */
+#define PLAN_PASS_WORDS (2 * MAX_PASSES)
 inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
                         uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
                         idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
                         global uint *state, global idx_t *bases, local idx_t *s,
-                        local uint *constant_digit, global uint *order, uint order_mode)
+                        local uint *constant_digit, global uint *order, uint order_mode,
+                        uint fill_gate)
 {
     const uint lid = get_local_id(0);
+    local uint *digits = constant_digit + MAX_PASSES;
     /* the order check's verdict (every work-item reads the flags before lid
      * 0 may clear them): 1 the keys are in order already, 2 in reverse */
     const uint fl = order_mode ? order[0] : 0u;
@@ -607,7 +624,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
     else if ((fl & ORDER_SEEN) && (order_mode & ORDER_REVERSE) && !(fl & ORDER_ASCENT) &&
              (!(fl & ORDER_TIE) || (order_mode & ORDER_REVERSE_TIES)))
         ordered = 2;
-    FOR_EACH_LOCAL(p, MAX_PASSES)
+    FOR_EACH_LOCAL(p, PLAN_PASS_WORDS)
         constant_digit[p] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The bases of every pass planned in one group scan, not one per pass
@@ -631,6 +648,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 t += counts[(q * passes + p) * RADIX + d];
             if (t == n)
                 constant_digit[p] = 1;
+            if (fill_gate && t)
+                atomic_inc(&digits[p]);
             own += t;
         }
     }
@@ -725,6 +744,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
              (few && top == passes - 1 && active >= 3 && msd_max > 0));
         state[ST_PENDING] =
             first && !msd && !ordered ? (mapped || fill ? PENDING_RECOUNT : 1u) : 0u;
+        state[ST_FILL] = 0;
+        state[ST_FILL_KEYS] = 0;
         state[ST_MSD] = msd ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && tiles_ran && msd && top == passes - 1
                               ? (mapped ? TILED_MAPPED : fill ? TILED_FILL : 1u)
@@ -768,6 +789,20 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             state[ST_ACTIVE_PASSES] = active;
             state[ST_COPY_BACK] = (active == 1);
             state[ST_IOTA] = (active == 0) && gen_index;
+            /* the few keys' check: the active pass of the most digits, where
+             * none has more than FILL_DIGITS_MAX */
+            if (fill_gate && !ordered && active >= 2 && !copy_first) {
+                uint best = 0, most_digits = 0;
+                for (uint p = 0; p < passes; p++)
+                    if (!constant_digit[p] && digits[p] > most_digits) {
+                        most_digits = digits[p];
+                        best = p;
+                    }
+                if (most_digits <= FILL_DIGITS_MAX) {
+                    state[ST_FILL] = best + 1;
+                    state[ST_FILL_AT] = ST_PASS(passes);
+                }
+            }
             if (ordered == 2) {
                 /* pass 0's launch reverses the keys in U (and writes
                  * argsort's indices itself) */
@@ -787,7 +822,7 @@ kernel __attribute__((reqd_work_group_size(CLSORT_PLAN_WG, 1, 1)))
 void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
 {
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
-    local uint constant_digit[MAX_PASSES];
+    local uint constant_digit[PLAN_PASS_WORDS];
     if (phase == PLAN_PENDING && !state[ST_PENDING])
         return;
     /* after a tile pass by the sample's map, or of its keys alone
@@ -801,7 +836,7 @@ void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
     clsort_plan(c, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,
                 bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
-                order_mode);
+                order_mode, phase == PLAN_ALL ? fill : 0u);
 }
 
 /* The one-work-group start of a small sort (one portion): counts every
@@ -847,7 +882,7 @@ inline void clsort_count_and_plan(const global KEY_T *keys, idx_t n, uint passes
         counts[e] = h[e];
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     clsort_plan(counts, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0, PLAN_ALL, 0,
-                counts, state, bases, s, constant_digit, counts, 0);
+                counts, state, bases, s, constant_digit, counts, 0, 0);
 }
 
 /* Small inputs (one portion): one work-group zeroes the tile counters and
@@ -858,7 +893,7 @@ void clsort_radix_prologue(CLSORT_PARAMS(clsort_radix_prologue))
 {
     local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_PLAN_WG)];
-    local uint constant_digit[MAX_PASSES];
+    local uint constant_digit[PLAN_PASS_WORDS];
     const uint lid = get_local_id(0);
     for (ulong e0 = 0; e0 < zero_words; e0 += CLSORT_PLAN_WG) /* uniform trip count */
         if (e0 + lid < zero_words)
@@ -882,7 +917,7 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
 {
     local uint h[MAX_PASSES * RADIX];
     local idx_t s[SCAN_LOCAL_WORDS(CLSORT_HIST_WG)];
-    local uint constant_digit[MAX_PASSES];
+    local uint constant_digit[PLAN_PASS_WORDS];
     local uint last, order_l;
     const uint lid = get_local_id(0);
     global uint *order = sync + SYNC_COUNTS + passes * RADIX; /* after the counts */
@@ -906,7 +941,150 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
      * without this barrier, right ones with it */
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     clsort_plan(sync + SYNC_COUNTS, 1, passes, n, begin_bit, end_bit, allow_skip, gen_index, 0,
-                PLAN_ALL, 1, sync, state, bases, s, constant_digit, order, order_mode);
+                PLAN_ALL, 1, sync, state, bases, s, constant_digit, order, order_mode, fill);
+}
+
+/* The few keys' check (GPU shapes; launched between the plan and the
+ * passes where the host allows the fill): where the plan set ST_FILL (p +
+ * 1), whether each digit of pass p names one key. Work-group g takes
+ * rounds g, g + groups, ... of HIST_WG * HIST_ITEMS keys, keeps the first
+ * key it sees of each digit (lut) and compares every key with its digit's;
+ * a key that differs stops every group (FILL_ABORT, read at each round).
+ * Each group then adds its digits' keys to the largest of each 32-bit word
+ * and of each word's complement (FILL_MAX, FILL_MAXC), and the last group
+ * to sign off reads the verdict: where no group stopped and, for every
+ * digit that has keys, the largest word is the complement of the largest
+ * complement (one key), it writes the table (FILL_TABLE_WORDS: the keys in
+ * the sort's order and where each key's run starts, from pass p's row of
+ * bases) and turns pass 0 into PASS_FILL and every other pass off, so that
+ * the passes' launches write each place from the table and read nothing.
+ * The words in scratch at fill_off are zero before (the upfront count
+ * zeroes scratch). */
+#if CLSORT_KEY_BYTES == 8
+#define FILL_KW 2u
+#else
+#define FILL_KW 1u
+#endif
+kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
+void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
+{
+    local KEY_T lut[RADIX];
+    local idx_t cnt[RADIX];
+    local uint seen[RADIX];
+    local uint stop_l, last_l, ok_l, keys_l;
+    const uint fp = state[ST_FILL];
+    if (!fp)
+        return;
+    const uint lid = get_local_id(0), p = fp - 1;
+    const uint shift = clsort_pass_shift(0, p), mask = clsort_pass_mask(0, KEY_BITS, p);
+    const uint flip = descending ? mask : 0u;
+    global uint *w = scratch + fill_off;
+    keys += keys_off;
+    FOR_EACH_LOCAL(d, RADIX)
+        seen[d] = 0;
+    const idx_t round = (idx_t)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
+    const idx_t stride = (idx_t)get_num_groups(0) * round;
+    uint bad = 0;
+    for (idx_t r0 = (idx_t)get_group_id(0) * round; r0 < n; r0 += stride) { /* uniform */
+        barrier(CLK_LOCAL_MEM_FENCE); /* the round before has compared and set seen */
+        if (lid == 0)
+            stop_l = atomic_or(&w[FILL_ABORT], 0u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (stop_l)
+            break;
+        KEY_T k[CLSORT_HIST_ITEMS];
+        uint dg[CLSORT_HIST_ITEMS];
+        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+            const idx_t i = r0 + (idx_t)j * CLSORT_HIST_WG + lid;
+            dg[j] = RADIX; /* past the end */
+            k[j] = 0;
+            if (i < n) {
+                k[j] = keys[i];
+                dg[j] = DIGIT_OF(k[j], shift, mask, flip);
+                if (!seen[dg[j]])
+                    lut[dg[j]] = k[j]; /* one of the round's new keys wins */
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+            if (dg[j] < RADIX) {
+                bad |= lut[dg[j]] != k[j];
+                seen[dg[j]] = 1;
+            }
+        if (bad)
+            atomic_or(&w[FILL_ABORT], 1u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    FOR_EACH_LOCAL(d, RADIX)
+        if (seen[d])
+            for (uint h = 0; h < FILL_KW; h++) {
+                const uint x = (uint)((ulong)lut[d] >> (32 * h));
+                atomic_max(&w[FILL_MAX + h * RADIX + d], x);
+                atomic_max(&w[FILL_MAXC(RADIX) + h * RADIX + d], ~x);
+            }
+    /* the group's atomics before it signs off (as clsort_radix_upfront_plan) */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        clsort_global_fence();
+        last_l = atomic_inc(&w[FILL_DONE]) == get_num_groups(0) - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!last_l)
+        return;
+    clsort_global_fence();
+    if (lid == 0) {
+        ok_l = atomic_or(&w[FILL_ABORT], 0u) == 0;
+        keys_l = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* each digit's count (pass p's row of bases) and key */
+    const global idx_t *base = bases + (ulong)p * RADIX;
+    FOR_EACH_LOCAL(d, RADIX) {
+        const idx_t c = (d + 1 < RADIX ? base[d + 1] : n) - base[d];
+        KEY_T key = 0;
+        for (uint h = 0; h < FILL_KW; h++) {
+            const uint x = atomic_or(&w[FILL_MAX + h * RADIX + d], 0u);
+            const uint y = atomic_or(&w[FILL_MAXC(RADIX) + h * RADIX + d], 0u);
+            if (c && x != ~y)
+                ok_l = 0;
+            key |= (KEY_T)((ulong)x << (32 * h));
+        }
+        cnt[d] = c;
+        lut[d] = key;
+        if (c)
+            atomic_inc(&keys_l);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!ok_l)
+        return; /* uniform: read after the barrier */
+    /* the table: key d's rank in the sort's order, and the keys before it */
+    const uint at = ST_PASS(passes);
+    global ulong *start = (global ulong *)(state + at);
+    global KEY_T *tab = (global KEY_T *)(state + at + FILL_TABLE_KEYS(RADIX));
+    FOR_EACH_LOCAL(d, RADIX)
+        if (cnt[d]) {
+            const KEY_T o = clsort_order_key(lut[d], 0, KEY_BITS, descending);
+            uint r = 0;
+            ulong before = 0;
+            for (uint e = 0; e < RADIX; e++)
+                if (cnt[e] && clsort_order_key(lut[e], 0, KEY_BITS, descending) < o) {
+                    r++;
+                    before += cnt[e];
+                }
+            tab[r] = lut[d];
+            start[r] = before;
+        }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        start[keys_l] = n;
+        state[ST_FILL_KEYS] = keys_l;
+        state[ST_FILL_AT] = at;
+        for (uint q = 0; q < passes; q++)
+            state[ST_PASS(q) + ST_PASS_ACTIVE] = q == 0 ? PASS_FILL : PASS_OFF;
+        state[ST_ACTIVE_PASSES] = 1;
+        state[ST_COPY_BACK] = 0;
+        state[ST_IOTA] = 0;
+    }
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys

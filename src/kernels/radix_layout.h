@@ -16,7 +16,14 @@
 #define ST_PENDING 4 /* the first plan of MSD order could not decide (clsort_plan) */
 #define ST_TILED 5 /* MSD order from the tile pass's layout (clsort_radix_tiles) */
 #define ST_REV_N 6 /* with PASS_REVERSE: n, low word then high word */
-#define ST_PASS(p) (8 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
+/* The few keys' fill (GPU shapes, clsort_radix_fill_check): the pass whose
+ * digits the check tries as the keys' names (p + 1; 0: no check), the
+ * number of keys where every key is one of them (0: the passes sort), and
+ * the word of their table (FILL_TABLE_WORDS, after the passes' words). */
+#define ST_FILL 8
+#define ST_FILL_KEYS 9
+#define ST_FILL_AT 10
+#define ST_PASS(p) (12 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
 #define ST_PASS_DST 2
@@ -27,6 +34,7 @@
 #define PASS_BUCKET 3 /* a pass inside each bucket of the top digit */
 #define PASS_COPY 4   /* the keys copied from src to dst (ALLOW_FOLD: see clsort_plan) */
 #define PASS_REVERSE 5 /* the keys were in reverse order: key i swapped with key n - 1 - i */
+#define PASS_FILL 6    /* few keys: every place written from the fill's table, no read */
 /* The pass argument of the onesweep launch that runs the MSD pass, whichever
  * pass the plan chose. */
 #define MSD_LAUNCH 0xffffffffu
@@ -93,6 +101,25 @@
 #define ONE_HAS(r) (4 * (r) + 2)
 #define ONE_WORDS(r) (5 * (r) + 2)
 
+/* The few keys' fill (GPU shapes; keys alone of an integer type sorted by
+ * all their bits). The plan lets the check run where every active pass has
+ * at most FILL_DIGITS_MAX digits, trying the pass with the most. Its words
+ * in scratch (fill_at, FILL_SCRATCH_WORDS, zeroed by the upfront count):
+ * whether some work-group saw two keys of one digit, the work-groups
+ * signed off, then per digit of that pass the largest of each 32-bit word
+ * of its keys, and the largest of each word's complement (a digit is one
+ * key where both agree). The table (state at ST_FILL_AT): where each key's
+ * run starts, K + 1 ulongs (the last is n), from word 0, then the K keys
+ * in the sort's order, from word FILL_TABLE_KEYS(r). */
+#define FILL_DIGITS_MAX 128u
+#define FILL_ABORT 0
+#define FILL_DONE 1
+#define FILL_MAX 2                     /* [word of the key][digit] */
+#define FILL_MAXC(r) (FILL_MAX + 2 * (r)) /* the same of the complements */
+#define FILL_SCRATCH_WORDS(r) (FILL_MAX + 4 * (r))
+#define FILL_TABLE_KEYS(r) (2 * (r) + 2)
+#define FILL_TABLE_WORDS(r) (4 * (r) + 2)
+
 /* The order check of the upfront count: what it has seen between
  * neighbours, in the sort's order, ORed into one flags word. */
 #define ORDER_DESCENT 1u /* a key above the next */
@@ -152,10 +179,10 @@
 /* At least the bytes of clsort_radix_single's plan (single_plan_mem,
  * radix_passes.cl, which shares its local memory with the tile's), for wg
  * work-items, at most `passes` passes and `radix` digits: the work-group
- * scan's words as 8-byte indices, the counts and constant digits of every
- * pass, 16 bytes for padding. radix_passes.cl checks that it holds the
- * struct. */
+ * scan's words as 8-byte indices, the counts of every pass and two words
+ * a pass for the plan (PLAN_PASS_WORDS), 16 bytes for padding.
+ * radix_passes.cl checks that it holds the struct. */
 #define SINGLE_PLAN_BYTES(wg, passes, radix) \
-    (SCAN_LOCAL_WORDS(wg) * 8 + (passes) * ((radix) + 1) * 4 + 16)
+    (SCAN_LOCAL_WORDS(wg) * 8 + (passes) * ((radix) + 2) * 4 + 16)
 
 #endif

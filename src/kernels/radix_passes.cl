@@ -25,8 +25,9 @@
  * from the pass's source to its destination, keys and values (or argsort's
  * generated indices); with finish = 1 (the last launch of a sort whose last
  * pass is skipped) it does the finish's work for its tile: A back to U when
- * one pass ran, or argsort's identity when none did. ku and vu: the
- * caller's buffers at their offsets. */
+ * one pass ran, or argsort's identity when none did; PASS_FILL (pass 0,
+ * few keys: clsort_radix_fill_check) writes its tile from the table. ku
+ * and vu: the caller's buffers at their offsets. */
 /* The plan's PASS_REVERSE: key i trades places with key n - 1 - i (n from
  * the state); argsort's index of place i is n - 1 - i (first: generate).
  * The tile of keys [lo, lo + cnt) swaps the pairs whose lower place is in
@@ -59,6 +60,30 @@ inline void clsort_os_reverse(global KEY_T *ku, global VAL_T *vu, ulong lo, uint
     }
 }
 
+/* The plan's PASS_FILL (clsort_radix_fill_check found every key one of
+ * the table's few): place i of the tile [lo, lo + cnt) gets the key whose
+ * run holds it, walking the runs up from the one that holds lo. */
+inline void clsort_os_fill(global KEY_T *ku, ulong lo, uint cnt, global const uint *state)
+{
+    const uint at = state[ST_FILL_AT];
+    const global ulong *start = (const global ulong *)(state + at);
+    const global KEY_T *key = (const global KEY_T *)(state + at + FILL_TABLE_KEYS(RADIX));
+    uint a = 0, b = state[ST_FILL_KEYS]; /* start[a] <= lo < start[b] (start[K] = n) */
+    while (b - a > 1) {
+        const uint m = (a + b) / 2;
+        if (start[m] <= lo)
+            a = m;
+        else
+            b = m;
+    }
+    for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG) {
+        const ulong i = lo + j;
+        while (start[a + 1] <= i)
+            a++;
+        ku[i] = key[a];
+    }
+}
+
 inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finish,
                            global KEY_T *ku, global KEY_T *ka, global KEY_T *kb,
                            global VAL_T *vu, global VAL_T *va, global VAL_T *vb,
@@ -81,6 +106,8 @@ inline void clsort_os_idle(uint active, uint si, uint di, uint first, uint finis
 #endif
         } else if (active == PASS_REVERSE) {
             clsort_os_reverse(ku, vu, lo, cnt, first, state);
+        } else if (active == PASS_FILL) {
+            clsort_os_fill(ku, lo, cnt, state);
         } else if (finish) {
             const uint copy_back = state[ST_COPY_BACK];
             if (copy_back || state[ST_IOTA])
@@ -222,7 +249,7 @@ void clsort_radix_chain(CLSORT_PARAMS(clsort_radix_chain))
 typedef struct single_plan_mem {
     idx_t s[SCAN_LOCAL_WORDS(CLSORT_OS_WG)];
     uint h[MAX_PASSES * RADIX];
-    uint constant_digit[MAX_PASSES];
+    uint constant_digit[PLAN_PASS_WORDS];
 } single_plan_mem;
 /* (a build error where SINGLE_PLAN_BYTES, radix_layout.h, does not hold it) */
 typedef char single_plan_counted_
