@@ -1079,7 +1079,8 @@ void test_radix_fused(void)
  * digits, one of which names two keys: key 2 is then the last 10 keys
  * (a work-group that has seen key 0 in earlier rounds), or with round the
  * keys of the rounds of `round` keys of odd number, and key 0 of the even
- * ones (no work-group of an even number of them sees both). */
+ * ones (round 512: no work-group of an even number of them sees both;
+ * round 1: the two alternate). */
 static void *fill_input(clsort_type t, size_t n, unsigned keys, bool clash, size_t round,
                         uint64_t seed)
 {
@@ -1117,17 +1118,17 @@ void test_radix_fill(void)
      * checked against the reference, and whether the fill wrote it
      * (clsort_radix_last_fill): 2 and 16 keys of u32, i32, u64 and i64,
      * ascending and descending, on the fused start and on portions; not
-     * where a digit names two keys (in one work-group's rounds, and only
-     * across work-groups), nor for pairs, argsort, a bit window, floats or
-     * uniform keys. The portable shape (rounds of 64 x 8 keys, two
+     * where a digit names two keys (in later rounds of a work-group, only
+     * across work-groups, and in the one round of one work-group), nor for
+     * pairs, argsort, a bit window, floats or uniform keys. The portable shape (rounds of 64 x 8 keys, two
      * work-groups a compute unit: an even number), and the tuned one on
      * NVIDIA. */
     const char *specs[] = {
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-        "hist_groups=2,plan_wg=64,fill_min=1000,skip_min=0,order_min=1000,single_max=0,"
+        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
         "prologue_max=0,chain_max=0,fused_max=2147483647",
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-        "hist_groups=2,plan_wg=64,fill_min=1000,skip_min=0,order_min=1000,single_max=0,"
+        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
         "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
         "",
     };
@@ -1138,16 +1139,19 @@ void test_radix_fill(void)
         if (!ctx)
             return;
         const char *spec = specs[si][0] ? specs[si] : "tuned";
-        const size_t n = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
+        const size_t n_all = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 4; ti++)
-            for (unsigned kc = 0; ok && kc < 4; kc++) {
-                /* kc: 2 keys, 16, 3 with a clash at the end, 3 with a clash by round */
+            for (unsigned kc = 0; ok && kc < 5; kc++) {
+                /* kc: 2 keys, 16, 3 with a clash at the end, 3 with a clash
+                 * by round, 3 with a clash in every round of one work-group
+                 * (500 keys: one round) */
                 const unsigned keys = kc == 0 ? 2 : kc == 1 ? 16 : 3;
                 const bool clash = kc >= 2;
-                if (kc == 3 && si == 2)
+                if (kc >= 3 && si == 2)
                     continue; /* the tuned rounds and work-groups are others */
-                void *in = fill_input(types[ti], n, keys, clash, kc == 3 ? 512 : 0,
+                const size_t n = kc == 4 ? 500 : n_all;
+                void *in = fill_input(types[ti], n, keys, clash, kc == 3 ? 512 : kc == 4 ? 1 : 0,
                                       test_seed("fill", n, kc * 4 + (unsigned)ti));
                 if (!in)
                     break;
@@ -1179,8 +1183,8 @@ void test_radix_fill(void)
             }
         /* floats of few values, uniform keys: no fill */
         for (int k = 0; ok && k < 2; k++) {
-            sort_case c = make(k ? CLSORT_U32 : CLSORT_F32, k ? DATA_UNIFORM : DATA_FEW_UNIQUE, n,
-                               CHECK_KEYS);
+            sort_case c = make(k ? CLSORT_U32 : CLSORT_F32, k ? DATA_UNIFORM : DATA_FEW_UNIQUE,
+                               n_all, CHECK_KEYS);
             ok = sort_and_check(ctx, &c, spec);
             const int got = clsort_radix_last_fill(ctx);
             CHECK(!ok || got == 0, "%s: %s: the fill ran (%d keys)", spec,

@@ -971,7 +971,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     local KEY_T lut[RADIX];
     local idx_t cnt[RADIX];
     local uint seen[RADIX];
-    local uint stop_l, last_l, ok_l, keys_l;
+    local uint stop_l[2], new_l, last_l, ok_l, keys_l;
     const uint fp = state[ST_FILL];
     if (!fp)
         return;
@@ -982,37 +982,60 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     keys += keys_off;
     FOR_EACH_LOCAL(d, RADIX)
         seen[d] = 0;
+    if (lid == 0)
+        new_l = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
     const idx_t round = (idx_t)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
     const idx_t stride = (idx_t)get_num_groups(0) * round;
-    uint bad = 0;
-    for (idx_t r0 = (idx_t)get_group_id(0) * round; r0 < n; r0 += stride) { /* uniform */
-        barrier(CLK_LOCAL_MEM_FENCE); /* the round before has compared and set seen */
+    uint bad = 0, told = 0, r = 0;
+    /* A round: every key of a digit seen before is compared with its
+     * digit's key; the others (fresh) only where some work-item has one,
+     * after a barrier: one of them per digit is written to lut, and after a
+     * second barrier each is compared with it. Whether another group has
+     * stopped is read at each round (stop_l by the round's parity: the
+     * next round's read does not overwrite this one's before it is used). */
+    for (idx_t r0 = (idx_t)get_group_id(0) * round; r0 < n; r0 += stride, r++) { /* uniform */
         if (lid == 0)
-            stop_l = atomic_or(&w[FILL_ABORT], 0u);
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (stop_l)
-            break;
+            stop_l[r & 1] = atomic_or(&w[FILL_ABORT], 0u);
         KEY_T k[CLSORT_HIST_ITEMS];
         uint dg[CLSORT_HIST_ITEMS];
+        ulong fresh = 0; /* a bit per key (hist_items <= 64) */
         for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
             const idx_t i = r0 + (idx_t)j * CLSORT_HIST_WG + lid;
-            dg[j] = RADIX; /* past the end */
             k[j] = 0;
+            dg[j] = 0;
             if (i < n) {
                 k[j] = keys[i];
                 dg[j] = DIGIT_OF(k[j], shift, mask, flip);
-                if (!seen[dg[j]])
-                    lut[dg[j]] = k[j]; /* one of the round's new keys wins */
+                if (seen[dg[j]])
+                    bad |= lut[dg[j]] != k[j];
+                else
+                    fresh |= 1ul << j;
             }
         }
+        if (fresh)
+            new_l = 1;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
-            if (dg[j] < RADIX) {
-                bad |= lut[dg[j]] != k[j];
-                seen[dg[j]] = 1;
-            }
-        if (bad)
+        if (stop_l[r & 1])
+            break;
+        if (new_l) { /* uniform: read after the barrier */
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+                if (fresh >> j & 1)
+                    lut[dg[j]] = k[j]; /* one of the round's fresh keys wins */
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid == 0)
+                new_l = 0; /* every work-item has read it */
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+                if (fresh >> j & 1) {
+                    bad |= lut[dg[j]] != k[j];
+                    seen[dg[j]] = 1;
+                }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (bad && !told) {
             atomic_or(&w[FILL_ABORT], 1u);
+            told = 1;
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(d, RADIX)

@@ -76,11 +76,17 @@ inline void clsort_os_fill(global KEY_T *ku, ulong lo, uint cnt, global const ui
         else
             b = m;
     }
+    ulong next = start[a + 1];
+    KEY_T k = key[a];
     for (uint j = get_local_id(0); j < cnt; j += CLSORT_OS_WG) {
         const ulong i = lo + j;
-        while (start[a + 1] <= i)
-            a++;
-        ku[i] = key[a];
+        if (next <= i) {
+            while (start[a + 1] <= i)
+                a++;
+            next = start[a + 1];
+            k = key[a];
+        }
+        ku[i] = k;
     }
 }
 
