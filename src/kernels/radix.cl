@@ -988,25 +988,27 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     const idx_t round = (idx_t)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
     const idx_t stride = (idx_t)get_num_groups(0) * round;
     uint bad = 0, told = 0, r = 0;
-    /* A round: every key of a digit seen before is compared with its
-     * digit's key; the others (fresh) only where some work-item has one,
-     * after a barrier: one of them per digit is written to lut, and after a
-     * second barrier each is compared with it. Whether another group has
-     * stopped is read at each round (stop_l by the round's parity: the
-     * next round's read does not overwrite this one's before it is used). */
+    /* A round: its keys loaded first (all in flight), then every key of a
+     * digit seen before compared with its digit's key; the others (fresh)
+     * only where some work-item has one, after the round's barrier: one of
+     * them per digit is written to lut, and after a second barrier each is
+     * compared with it. Whether another group has stopped is read at every
+     * eighth round (an atomic's round trip before the barrier; stop_l by
+     * the round's parity, so that the next round's word does not overwrite
+     * this one's before it is read). */
     for (idx_t r0 = (idx_t)get_group_id(0) * round; r0 < n; r0 += stride, r++) { /* uniform */
-        if (lid == 0)
-            stop_l[r & 1] = atomic_or(&w[FILL_ABORT], 0u);
         KEY_T k[CLSORT_HIST_ITEMS];
         uint dg[CLSORT_HIST_ITEMS];
         ulong fresh = 0; /* a bit per key (hist_items <= 64) */
-        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) { /* the loads first, all in flight */
             const idx_t i = r0 + (idx_t)j * CLSORT_HIST_WG + lid;
-            k[j] = 0;
-            dg[j] = 0;
-            if (i < n) {
-                k[j] = keys[i];
-                dg[j] = DIGIT_OF(k[j], shift, mask, flip);
+            k[j] = i < n ? keys[i] : 0;
+        }
+        if (lid == 0)
+            stop_l[r & 1] = r & 7 ? 0u : atomic_or(&w[FILL_ABORT], 0u);
+        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+            dg[j] = DIGIT_OF(k[j], shift, mask, flip);
+            if (r0 + (idx_t)j * CLSORT_HIST_WG + lid < n) {
                 if (seen[dg[j]])
                     bad |= lut[dg[j]] != k[j];
                 else
