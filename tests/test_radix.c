@@ -575,7 +575,8 @@ static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const ui
 static bool tiled_fill_keys(clsort_context *ctx, const char *spec, int t, int descending,
                             int unseen)
 {
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64, CLSORT_I64};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
+                                        CLSORT_I64, CLSORT_U16, CLSORT_I16};
     static const char *const names[] = {"u32", "i32", "u64", "i64"};
     const size_t n = 300007, bytes = t < 2 ? 4 : 8;
     unsigned char *k = malloc(n * bytes);
@@ -1116,13 +1117,13 @@ void test_radix_fill(void)
      * each digit of one pass names one key, and then each place written
      * from the keys (clsort_radix_fill_check, PASS_FILL). Every sort is
      * checked against the reference, and whether the fill wrote it
-     * (clsort_radix_last_fill): 2 and 16 keys of u32, i32, u64 and i64,
-     * ascending and descending, on the fused start and on portions; not
-     * where a digit names two keys (in later rounds of a work-group, only
-     * across work-groups, and in the one round of one work-group), nor for
-     * pairs, argsort, a bit window, floats or uniform keys. The portable shape (rounds of 64 x 8 keys, two
-     * work-groups a compute unit: an even number), and the tuned one on
-     * NVIDIA. */
+     * (clsort_radix_last_fill): 2 and 16 keys of u32, i32, u64, i64, u16
+     * and i16, ascending and descending, on the fused start and on
+     * portions; not where a digit names two keys (in later rounds of a
+     * work-group, only across work-groups, and in the one round of one
+     * work-group), nor for pairs, argsort, a bit window, floats or uniform
+     * keys. The portable shape (rounds of 64 x 8 keys, two work-groups a
+     * compute unit: an even number), and the tuned one on NVIDIA. */
     const char *specs[] = {
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
         "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
@@ -1133,7 +1134,8 @@ void test_radix_fill(void)
         "",
     };
     const bool nvidia = test_on_nvidia();
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64, CLSORT_I64};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
+                                        CLSORT_I64, CLSORT_U16, CLSORT_I16};
     for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
@@ -1141,7 +1143,7 @@ void test_radix_fill(void)
         const char *spec = specs[si][0] ? specs[si] : "tuned";
         const size_t n_all = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
         bool ok = true;
-        for (size_t ti = 0; ok && ti < 4; ti++)
+        for (size_t ti = 0; ok && ti < 6; ti++)
             for (unsigned kc = 0; ok && kc < 5; kc++) {
                 /* kc: 2 keys, 16, 3 with a clash at the end, 3 with a clash
                  * by round, 3 with a clash in every round of one work-group
