@@ -284,7 +284,7 @@ inline void clsort_segment_extent(global const ulong *offsets, uint use_offsets,
 }
 
 /* Orders this work-item's global writes and atomics before its later ones
- * for every other work-group (the sign-off of clsort_radix_upfront_plan):
+ * for every other work-group (clsort_last_to_sign_off):
  * NVIDIA's membar.gl, else OpenCL's global fence. */
 inline void clsort_global_fence(void)
 {
@@ -293,6 +293,26 @@ inline void clsort_global_fence(void)
 #else
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 #endif
+}
+
+/* The sign-off of a launch's work-groups on the word *done (zero before
+ * the launch): true in the last group to sign off, which then sees every
+ * other group's global writes and atomics. The barrier orders the group's
+ * own before work-item 0's fence (one fence a group, as a grid barrier's).
+ * No group waits for another. last: a local word; the result is uniform
+ * across the work-group. */
+inline bool clsort_last_to_sign_off(global uint *done, local uint *last)
+{
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        clsort_global_fence();
+        *last = atomic_inc(done) == get_num_groups(0) - 1;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!*last)
+        return false;
+    clsort_global_fence();
+    return true;
 }
 
 /* In-place exclusive scan of a[0..m) in local memory by the whole

@@ -924,17 +924,9 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
     clsort_upfront_work(keys + keys_off, n, chunk, 0, passes, begin_bit, end_bit, descending,
                         sync + SYNC_COUNTS, sync, 0, zero, zero_vec, h, order_mode ? 1u : 0u,
                         order, &order_l);
-    /* the group's atomics before it signs off: the barrier orders them
-     * before work-item 0's fence (one fence a group, as a grid barrier's) */
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-        clsort_global_fence();
-        last = atomic_inc(&sync[SYNC_DONE]) == get_num_groups(0) - 1;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!last)
+    /* every count added, seen by every work-item of the last group */
+    if (!clsort_last_to_sign_off(&sync[SYNC_DONE], &last))
         return;
-    clsort_global_fence(); /* every count added, seen by every work-item */
     if (lid == 0)
         sync[SYNC_DONE] = 0;
     /* PoCL 3.1 (hist_wg=64, one work-group, 70001 keys) made wrong bases
@@ -1047,16 +1039,8 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
                 atomic_max(&w[FILL_MAX + h * RADIX + d], x);
                 atomic_max(&w[FILL_MAXC(RADIX) + h * RADIX + d], ~x);
             }
-    /* the group's atomics before it signs off (as clsort_radix_upfront_plan) */
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-        clsort_global_fence();
-        last_l = atomic_inc(&w[FILL_DONE]) == get_num_groups(0) - 1;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!last_l)
+    if (!clsort_last_to_sign_off(&w[FILL_DONE], &last_l))
         return;
-    clsort_global_fence();
     if (lid == 0) {
         ok_l = atomic_or(&w[FILL_ABORT], 0u) == 0;
         keys_l = 0;
