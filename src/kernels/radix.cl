@@ -598,8 +598,8 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * too, and pass 0's launch reverses them (PASS_REVERSE, with n in
  * ST_REV_N).
  *
- * fill_gate (GPU shapes, keys alone of an integer type over all their bits; 0:
- * never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
+ * fill_gate (GPU shapes, keys alone of an integer type over all their
+ * bits; 0: never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
  * in LSD order where at least two passes are active and none has more
  * digits than FILL_DIGITS_MAX: the check tries the pass with the most.
  *
@@ -798,10 +798,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                         most_digits = digits[p];
                         best = p;
                     }
-                if (most_digits <= FILL_DIGITS_MAX) {
+                if (most_digits <= FILL_DIGITS_MAX)
                     state[ST_FILL] = best + 1;
-                    state[ST_FILL_AT] = ST_PASS(passes);
-                }
             }
             if (ordered == 2) {
                 /* pass 0's launch reverses the keys in U (and writes
