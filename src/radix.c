@@ -455,7 +455,7 @@ typedef enum radix_route {
      * plans (clsort_radix_upfront_plan; NVIDIA rows: "the fused start") */
     ROUTE_FUSED,
     /* onesweep in LSD order: the count (the counts kept zero between
-     * sorts, no fill), then the plan */
+     * sorts, no buffer fill), then the plan */
     ROUTE_LSD,
     /* the CPU shape that may sort in MSD order (msd) with the top digit
      * from tiles (tile_min): the sample decides whether the tiles sort by
@@ -487,9 +487,9 @@ static radix_route choose_route(const clsort_context *ctx, const clsort_radix_jo
     return s->msd ? ROUTE_MSD : ROUTE_CLASSIC;
 }
 
-/* The count and plan of the LSD routes: no fill, the counts are kept zero
- * between sorts in the sync slot (radix_buffers), the upfront count zeroes
- * the rest of scratch. */
+/* The count and plan of the LSD routes: no buffer fill (clsort_fill), the
+ * counts are kept zero between sorts in the sync slot (radix_buffers), the
+ * upfront count zeroes the rest of scratch. */
 static clsort_status count_and_plan_lsd(clsort_context *ctx, clsort_program *prog,
                                         const clsort_radix_job *job, const radix_shape *s,
                                         radix_buffers *b, radix_route route, clsort_seq *seq)

@@ -575,8 +575,7 @@ static bool tiled_keys(clsort_context *ctx, const char *spec, size_t n, const ui
 static bool tiled_fill_keys(clsort_context *ctx, const char *spec, int t, int descending,
                             int unseen)
 {
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
-                                        CLSORT_I64, CLSORT_U16, CLSORT_I16};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64, CLSORT_I64};
     static const char *const names[] = {"u32", "i32", "u64", "i64"};
     const size_t n = 300007, bytes = t < 2 ? 4 : 8;
     unsigned char *k = malloc(n * bytes);
@@ -1154,7 +1153,7 @@ void test_radix_fill(void)
                     continue; /* the tuned rounds and work-groups are others */
                 const size_t n = kc == 4 ? 500 : n_all;
                 void *in = fill_input(types[ti], n, keys, clash, kc == 3 ? 512 : kc == 4 ? 1 : 0,
-                                      test_seed("fill", n, kc * 4 + (unsigned)ti));
+                                      test_seed("fill", n, kc * 8 + (unsigned)ti));
                 if (!in)
                     break;
                 for (int desc = 0; ok && desc < 2; desc++) {

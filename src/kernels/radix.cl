@@ -439,11 +439,11 @@ inline void clsort_count_chunk(global const KEY_T *keys, idx_t lo, idx_t hi, uin
 #else
     /* CLSORT_HIST_ITEMS keys per work-item per round, all loads issued
      * before the first count, so that enough loads are in flight. */
-    for (idx_t base = lo; base < hi; base += CLSORT_HIST_WG * CLSORT_HIST_ITEMS) {
+    for (ulong base = lo; base < hi; base += CLSORT_HIST_WG * CLSORT_HIST_ITEMS) { /* no wrap */
         KEY_T k[CLSORT_HIST_ITEMS];
 #pragma unroll
         for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
-            idx_t i = base + j * CLSORT_HIST_WG + lid;
+            const ulong i = base + j * CLSORT_HIST_WG + lid;
             k[j] = i < hi ? keys[i] : (KEY_T)0;
         }
 #define SC_OK(j) (base + (j) * CLSORT_HIST_WG + lid < hi)
@@ -939,7 +939,8 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
  * 1), whether each digit of pass p names one key. Work-group g takes
  * rounds g, g + groups, ... of HIST_WG * HIST_ITEMS keys, keeps the first
  * key it sees of each digit (lut) and compares every key with its digit's;
- * a key that differs stops every group (FILL_ABORT, read at each round).
+ * a key that differs stops every group (FILL_ABORT, read every eighth
+ * round).
  * Each group then adds its digits' keys to the largest of each 32-bit word
  * and of each word's complement (FILL_MAX, FILL_MAXC), and the last group
  * to sign off reads the verdict: where no group stopped and, for every
@@ -975,8 +976,9 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     if (lid == 0)
         new_l = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    const idx_t round = (idx_t)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
-    const idx_t stride = (idx_t)get_num_groups(0) * round;
+    /* ulong: with 32-bit indices, a round past n near 2^32 must not wrap */
+    const ulong round = (ulong)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
+    const ulong stride = (ulong)get_num_groups(0) * round;
     uint bad = 0, told = 0, r = 0;
     /* A round: its keys loaded first (all in flight), then every key of a
      * digit seen before compared with its digit's key; the others (fresh)
@@ -986,19 +988,19 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
      * eighth round (an atomic's round trip before the barrier; stop_l by
      * the round's parity, so that the next round's word does not overwrite
      * this one's before it is read). */
-    for (idx_t r0 = (idx_t)get_group_id(0) * round; r0 < n; r0 += stride, r++) { /* uniform */
+    for (ulong r0 = get_group_id(0) * round; r0 < n; r0 += stride, r++) { /* uniform */
         KEY_T k[CLSORT_HIST_ITEMS];
         uint dg[CLSORT_HIST_ITEMS];
         ulong fresh = 0; /* a bit per key (hist_items <= 64) */
         for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) { /* the loads first, all in flight */
-            const idx_t i = r0 + (idx_t)j * CLSORT_HIST_WG + lid;
+            const ulong i = r0 + (ulong)j * CLSORT_HIST_WG + lid;
             k[j] = i < n ? keys[i] : 0;
         }
         if (lid == 0)
             stop_l[r & 1] = r & 7 ? 0u : atomic_or(&w[FILL_ABORT], 0u);
         for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
             dg[j] = DIGIT_OF(k[j], shift, mask, flip);
-            if (r0 + (idx_t)j * CLSORT_HIST_WG + lid < n) {
+            if (r0 + (ulong)j * CLSORT_HIST_WG + lid < n) {
                 if (seen[dg[j]])
                     bad |= lut[dg[j]] != k[j];
                 else

@@ -8,7 +8,8 @@
 #ifndef CLSORT_RADIX_LAYOUT_H
 #define CLSORT_RADIX_LAYOUT_H
 
-/* The plan's state words (pool slot STATE, ST_PASS(passes) words). */
+/* The plan's state words (pool slot STATE, ST_PASS(passes) words, then
+ * FILL_TABLE_WORDS where the few keys' check may run). */
 #define ST_ACTIVE_PASSES 0
 #define ST_COPY_BACK 1
 #define ST_IOTA 2
