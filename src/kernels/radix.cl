@@ -1036,8 +1036,8 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         if (seen[d])
             for (uint h = 0; h < FILL_KW; h++) {
                 const uint x = (uint)((ulong)lut[d] >> (32 * h));
-                atomic_max(&w[FILL_MAX + h * RADIX + d], x);
-                atomic_max(&w[FILL_MAXC(RADIX) + h * RADIX + d], ~x);
+                atomic_max(&w[FILL_MAX(RADIX, h, d)], x);
+                atomic_max(&w[FILL_MAXC(RADIX, h, d)], ~x);
             }
     if (!clsort_last_to_sign_off(&w[FILL_DONE], &last_l))
         return;
@@ -1052,8 +1052,8 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         const idx_t c = (d + 1 < RADIX ? base[d + 1] : n) - base[d];
         KEY_T key = 0;
         for (uint h = 0; h < FILL_KW; h++) {
-            const uint x = atomic_or(&w[FILL_MAX + h * RADIX + d], 0u);
-            const uint y = atomic_or(&w[FILL_MAXC(RADIX) + h * RADIX + d], 0u);
+            const uint x = atomic_or(&w[FILL_MAX(RADIX, h, d)], 0u);
+            const uint y = atomic_or(&w[FILL_MAXC(RADIX, h, d)], 0u);
             if (c && x != ~y)
                 ok_l = 0;
             key |= (KEY_T)((ulong)x << (32 * h));

@@ -115,9 +115,10 @@
 #define FILL_DIGITS_MAX 128u
 #define FILL_ABORT 0
 #define FILL_DONE 1
-#define FILL_MAX 2                     /* [word of the key][digit] */
-#define FILL_MAXC(r) (FILL_MAX + 2 * (r)) /* the same of the complements */
-#define FILL_SCRATCH_WORDS(r) (FILL_MAX + 4 * (r))
+/* word h of digit d's key's largest, and of its complement's */
+#define FILL_MAX(r, h, d) (2 + (h) * (r) + (d))
+#define FILL_MAXC(r, h, d) (2 + (2 + (h)) * (r) + (d))
+#define FILL_SCRATCH_WORDS(r) (2 + 4 * (r))
 #define FILL_TABLE_KEYS(r) (2 * (r) + 2)
 #define FILL_TABLE_WORDS(r) (4 * (r) + 2)
 
