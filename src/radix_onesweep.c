@@ -134,7 +134,7 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
     s->fill = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 && !s->msd &&
               s->rank != CLSORT_RANK_SERIAL &&
               !segments && P >= 2 && s->allow_skip && radix_keys_alone_whole(job);
-    s->fill_at = s->one_at + (s->msd ? ONE_WORDS(R) : 0);
+    s->fill_at = div_up(s->one_at + (s->msd ? ONE_WORDS(R) : 0), 2) * 2; /* 8-byte keys' slots */
     /* the look-back areas last, in whole 16-byte words (the upfront
      * count zeroes them: run_upfront), each tile's row starting on a
      * 256-byte boundary: a warp's 32 words then lie in one 128-byte

@@ -1195,6 +1195,132 @@ void test_radix_fill(void)
     }
 }
 
+/* radix_fill_set's input: n keys of type t drawn (seeded) from `keys`
+ * distinct random keys, key i about twice as often as key i + keys / 4
+ * (skewed, so that the plan lets the set's check run), with key 0 and
+ * the type's largest pattern among them where zero_max; with split, the
+ * rounds of 512 keys of odd number draw from keys [keys / 2, keys) and
+ * the even ones from [0, keys / 2) (no work-group of an even number sees
+ * both halves). */
+static void *fill_set_input(clsort_type t, size_t n, unsigned keys, bool zero_max, bool split,
+                            uint64_t seed)
+{
+    const size_t kb = clsort_type_size(t);
+    uint64_t *key = malloc(keys * sizeof *key);
+    unsigned char *x = malloc(n * kb + 1);
+    if (!x || !key) {
+        free(key);
+        free(x);
+        CHECK(false, "out of host memory");
+        return NULL;
+    }
+    const uint64_t mask = kb == 8 ? ~0ull : (1ull << (8 * kb)) - 1;
+    uint64_t r = seed | 1;
+    for (unsigned j = 0; j < keys; j++) { /* distinct: redrawn until new */
+        bool fresh;
+        do {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            key[j] = (r ^ r >> 29) & mask;
+            fresh = true;
+            for (unsigned e = 0; fresh && e < j; e++)
+                fresh = key[e] != key[j];
+        } while (!fresh);
+    }
+    if (zero_max && keys >= 2) {
+        key[0] = 0;
+        key[1] = mask;
+    }
+    for (size_t i = 0; i < n; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        const double u = (double)(r >> 11) / 9007199254740992.0;
+        unsigned j = (unsigned)(u * u * keys); /* density 1 / (2 sqrt(u)) */
+        if (split)
+            j = j / 2 + ((i / 512) % 2 ? keys / 2 : 0);
+        memcpy(x + i * kb, &key[j < keys ? j : keys - 1], kb); /* low bytes, little-endian */
+    }
+    free(key);
+    return x;
+}
+
+void test_radix_fill_set(void)
+{
+    /* The fill by a set of keys (GPU shapes; keys alone of an integer
+     * type over all their bits): where a pass has more digits than the
+     * fill by digits takes but some digit is common, a check gathers the
+     * keys themselves (up to FILL_SET_MAX, and key 0) and each place is
+     * written from them (clsort_fill_set). Every sort checked against the
+     * reference, and whether the fill wrote it and with how many keys:
+     * 300 and 1000 keys, 1024 with key 0 and the largest key (1025 in
+     * all), u32, i32, u64, i64, u16 and i16, ascending and descending, on
+     * the fused start and on portions; no fill for 1025 keys other than 0
+     * and 1026, nor for 1200 keys of which each work-group sees 600 (the
+     * table across groups), nor for pairs. The tuned shape on NVIDIA. */
+    const char *specs[] = {
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
+        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
+        "prologue_max=0,chain_max=0,fused_max=2147483647",
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
+        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
+        "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
+        "",
+    };
+    const bool nvidia = test_on_nvidia();
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
+                                        CLSORT_I64, CLSORT_U16, CLSORT_I16};
+    /* keys, key 0 and the largest among them, split, keys the fill writes */
+    static const struct {
+        unsigned keys;
+        bool zero_max, split;
+        int want;
+    } cases[] = {
+        {300, false, false, 300}, {1000, true, false, 1000}, {1025, true, false, 1025},
+        {1025, false, false, 0},  {1026, true, false, 0},    {1200, false, true, 0},
+    };
+    for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        const char *spec = specs[si][0] ? specs[si] : "tuned";
+        const size_t n = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
+        bool ok = true;
+        for (size_t ti = 0; ok && ti < 6; ti++)
+            for (size_t kc = 0; ok && kc < sizeof cases / sizeof cases[0]; kc++) {
+                if (cases[kc].split && si == 2)
+                    continue; /* the tuned rounds and work-groups are others */
+                void *in = fill_set_input(types[ti], n, cases[kc].keys, cases[kc].zero_max,
+                                          cases[kc].split,
+                                          test_seed("fill_set", n, (unsigned)(kc * 8 + ti)));
+                if (!in)
+                    break;
+                for (int desc = 0; ok && desc < 2; desc++) {
+                    sort_case c = make(types[ti], DATA_FEW_1024, n, CHECK_KEYS);
+                    c.input = in;
+                    c.opt.descending = desc;
+                    ok = sort_and_check(ctx, &c, spec);
+                    const int got = clsort_radix_last_fill(ctx), want = cases[kc].want;
+                    CHECK(!ok || got == want,
+                          "%s: %s, %u keys%s%s%s, n=%zu: the fill wrote %d keys, expected %d",
+                          spec, clsort_type_name(types[ti]), cases[kc].keys,
+                          cases[kc].zero_max ? " with 0 and the largest" : "",
+                          cases[kc].split ? ", halves by round" : "",
+                          desc ? ", descending" : "", n, got, want);
+                    ok = ok && got == want;
+                }
+                if (ok && kc == 1) { /* pairs: no fill */
+                    sort_case c = make(types[ti], DATA_FEW_1024, n, CHECK_PAIRS);
+                    c.input = in;
+                    ok = sort_and_check(ctx, &c, spec);
+                    const int got = clsort_radix_last_fill(ctx);
+                    CHECK(!ok || got == 0, "%s: %s pairs: the fill ran (%d keys)", spec,
+                          clsort_type_name(types[ti]), got);
+                    ok = ok && got == 0;
+                }
+                free(in);
+            }
+        clsort_context_release(ctx);
+    }
+}
+
 /* Sorts `in` (n keys of type t) in the modes of the mask (bit m: keys,
  * pairs, argsort), ascending and, with both, descending, checked against
  * the reference stable order. */

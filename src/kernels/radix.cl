@@ -56,6 +56,24 @@
 #define RADIX (1u << CLSORT_RADIX_BITS)
 #define MAX_PASSES ((KEY_BITS + CLSORT_RADIX_BITS - 1) / CLSORT_RADIX_BITS)
 
+/* The fill by a set of keys (FILL_SET) adds keys to its tables by
+ * compare-and-swap on their words: 64-bit ones where the device has them.
+ * set_t: a key's bits as the tables hold them (0: an empty slot). */
+#if CLSORT_KEY_BYTES == 8
+#if defined(cl_khr_int64_base_atomics) && CLSORT_KEY_KIND != 2
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define FILL_SET_OK 1
+#else
+#define FILL_SET_OK 0
+#endif
+typedef ulong set_t;
+#define SET_CAS(p, c, v) atom_cmpxchg(p, c, v)
+#else
+#define FILL_SET_OK (CLSORT_KEY_KIND != 2)
+typedef uint set_t;
+#define SET_CAS(p, c, v) atomic_cmpxchg(p, c, v)
+#endif
+
 /* A value as a pass reads it: argsort's first active pass generates the
  * indices instead of reading them. */
 #if HAVE_VALUES && (CLSORT_VAL_BYTES == 4 || CLSORT_VAL_BYTES == 8)
@@ -600,12 +618,17 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  *
  * fill_gate (GPU shapes, keys alone of an integer type over all their
  * bits; 0: never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
- * in LSD order where at least two passes are active and none has more
- * digits than FILL_DIGITS_MAX: the check tries the pass with the most.
+ * in LSD order where at least two passes are active: where none has more
+ * digits than FILL_DIGITS_MAX, the check tries the pass with the most as
+ * the keys' names; elsewhere, where some pass has a digit of at least twice
+ * its share of the keys (few keys, or some common ones, as Zipf's; uniform
+ * keys never), it gathers the keys themselves (FILL_SET).
  *
  * constant_digit: PLAN_PASS_WORDS local words (per pass whether its digit
- * is constant, then how many digits it has). */
-#define PLAN_PASS_WORDS (2 * MAX_PASSES)
+ * is constant, then how many digits it has, then whether a digit is
+ * skewed). */
+#define PLAN_PASS_WORDS (2 * MAX_PASSES + 1)
+#define PLAN_SKEWED (2 * MAX_PASSES)
 inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
                         uint begin_bit, uint end_bit, uint allow_skip, uint gen_index,
                         idx_t msd_max, uint phase, uint clear, global const uint *bitwords,
@@ -650,6 +673,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 constant_digit[p] = 1;
             if (fill_gate && t)
                 atomic_inc(&digits[p]);
+            if (fill_gate && t != n && (ulong)t * RADIX >= 2 * (ulong)n)
+                constant_digit[PLAN_SKEWED] = 1;
             own += t;
         }
     }
@@ -800,6 +825,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                     }
                 if (most_digits <= FILL_DIGITS_MAX)
                     state[ST_FILL] = best + 1;
+                else if (FILL_SET_OK && constant_digit[PLAN_SKEWED] && n <= 0xffffffffu)
+                    state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
             }
             if (ordered == 2) {
                 /* pass 0's launch reverses the keys in U (and writes
@@ -935,44 +962,168 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
 }
 
 /* The few keys' check (GPU shapes; launched between the plan and the
- * passes where the host allows the fill): where the plan set ST_FILL (p +
- * 1), whether each digit of pass p names one key. Work-group g takes
- * rounds g, g + groups, ... of HIST_WG * HIST_ITEMS keys, keeps the first
- * key it sees of each digit (lut) and compares every key with its digit's;
- * a key that differs stops every group (FILL_ABORT, read every eighth
- * round).
- * Each group then adds its digits' keys to the largest of each 32-bit word
- * and of each word's complement (FILL_MAX, FILL_MAXC), and the last group
- * to sign off reads the verdict: where no group stopped and, for every
- * digit that has keys, the largest word is the complement of the largest
- * complement (one key), it writes the table (FILL_TABLE_WORDS: the keys in
- * the sort's order and where each key's run starts, from pass p's row of
- * bases) and turns pass 0 into PASS_FILL and every other pass off, so that
- * the passes' launches write each place from the table and read nothing.
- * The words in scratch at fill_off are zero before (the upfront count
- * zeroes scratch). */
+ * passes where the host allows the fill; does nothing unless the plan set
+ * ST_FILL). Work-group g takes rounds g, g + groups, ... of HIST_WG *
+ * HIST_ITEMS keys; a group that finds the keys not few stops every group
+ * (FILL_ABORT, read every eighth round). By the digits of pass p (ST_FILL
+ * p + 1): each group keeps the first key it sees of each digit (lut) and
+ * compares every key with its digit's, then adds its digits' keys to the
+ * largest of each 32-bit word and of each word's complement (FILL_MAX,
+ * FILL_MAXC): a digit is one key where the largest word is the complement
+ * of the largest complement; the counts are pass p's row of bases. By the
+ * set of keys (FILL_SET): each group counts its keys in a table in local
+ * memory (clsort_set_round) and adds them to the table in scratch
+ * (clsort_set_merge). The last group to sign off, where no group stopped
+ * and the keys are few, writes the table (FILL_TABLE_WORDS: the keys in
+ * the sort's order, each ranked among the others, and where each key's
+ * run starts) and turns pass 0 into PASS_FILL and every other pass off,
+ * so that the passes' launches write each place from the table and read
+ * nothing. The words in scratch at fill_off are zero before (the upfront
+ * count zeroes scratch). */
 #if CLSORT_KEY_BYTES == 8
 #define FILL_KW 2u
 #else
 #define FILL_KW 1u
 #endif
+
+#if FILL_SET_OK
+inline uint clsort_set_hash(set_t k, uint bits)
+{
+#if CLSORT_KEY_BYTES == 8
+    return (uint)((k * 0x9e3779b97f4a7c15ul) >> (64u - bits));
+#else
+    return (k * 0x9e3779b9u) >> (32u - bits);
+#endif
+}
+
+/* The slot of key k (not 0) in the table t of 2^bits slots (0: empty),
+ * added where it is not there yet (counted in *used); -1 where
+ * FILL_SET_PROBES slots in a row hold other keys. */
+#define CLSORT_SET_FIND(name, space)                                                            \
+    inline int name(volatile space set_t *t, set_t k, uint bits, volatile space uint *used)    \
+    {                                                                                          \
+        uint h = clsort_set_hash(k, bits);                                                     \
+        for (uint j = 0; j < FILL_SET_PROBES; j++, h = (h + 1) & ((1u << bits) - 1u)) {       \
+            set_t v = t[h];                                                                    \
+            if (v == 0) {                                                                      \
+                v = SET_CAS(&t[h], (set_t)0, k);                                               \
+                if (v == 0) {                                                                  \
+                    atomic_inc(used);                                                          \
+                    return (int)h;                                                             \
+                }                                                                              \
+            }                                                                                  \
+            if (v == k)                                                                        \
+                return (int)h;                                                                 \
+        }                                                                                      \
+        return -1;                                                                             \
+    }
+CLSORT_SET_FIND(clsort_set_find_local, local)
+CLSORT_SET_FIND(clsort_set_find_global, global)
+
+/* A round's keys k (those below n from r0, this work-item's) counted in
+ * the group's table (lkey, lcnt; key 0 in *zero); past FILL_SET_MAX keys
+ * (*used) none is added, and *bad takes the round's number r (the least
+ * such: later rounds write more, so a read after the round's barrier
+ * compares it with r). */
+inline void clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile local set_t *lkey,
+                             volatile local uint *lcnt, volatile local uint *used,
+                             volatile local uint *zero, volatile local uint *bad)
+{
+    for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+        if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n)
+            break;
+        const set_t x = (set_t)k[j];
+        if (x == 0) {
+            atomic_inc(zero);
+            continue;
+        }
+        const int at = *used <= FILL_SET_MAX
+                           ? clsort_set_find_local(lkey, x, FILL_SET_LOCAL_BITS, used)
+                           : -1;
+        if (at < 0)
+            atomic_min(bad, r);
+        else
+            atomic_inc(&lcnt[at]);
+    }
+}
+
+/* The group's keys and counts added to the table in scratch (w) */
+inline void clsort_set_merge(global uint *w, volatile local const set_t *lkey,
+                             volatile local const uint *lcnt, uint zero)
+{
+    volatile global set_t *gkey = (volatile global set_t *)(w + FILL_SET_KEY);
+    FOR_EACH_LOCAL(i, FILL_SET_LOCAL) {
+        const set_t x = lkey[i];
+        if (x) {
+            const int at = clsort_set_find_global(gkey, x, FILL_SET_BITS, &w[FILL_SET_USED]);
+            if (at < 0)
+                atomic_or(&w[FILL_ABORT], 1u);
+            else
+                atomic_add(&w[FILL_SET_COUNT(at)], lcnt[i]);
+        }
+    }
+    if (get_local_id(0) == 0 && zero)
+        atomic_add(&w[FILL_SET_ZERO], zero);
+}
+
+/* The last group: the table's keys (their order keys) and counts, key 0's
+ * too, gathered into lkey and lcnt, *nk of them; *total their counts */
+inline void clsort_set_gather(global uint *w, uint descending, volatile local set_t *lkey,
+                              volatile local uint *lcnt, volatile local uint *nk,
+                              volatile local uint *total)
+{
+    volatile global set_t *gkey = (volatile global set_t *)(w + FILL_SET_KEY);
+    FOR_EACH_LOCAL(g, FILL_SET_SLOTS + 1) {
+        const set_t x = g < FILL_SET_SLOTS ? SET_CAS(&gkey[g], (set_t)0, (set_t)0) : 0; /* from L2 */
+        const uint c = atomic_or(&w[g < FILL_SET_SLOTS ? FILL_SET_COUNT(g) : FILL_SET_ZERO], 0u);
+        if (x || (g == FILL_SET_SLOTS && c)) {
+            const uint i = atomic_inc(nk);
+            lkey[i] = (set_t)clsort_order_key((KEY_T)x, 0, KEY_BITS, descending);
+            lcnt[i] = c;
+            atomic_add(total, c);
+        }
+    }
+}
+#endif
+
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
 {
     local KEY_T lut[RADIX];
     local idx_t cnt[RADIX];
     local uint seen[RADIX];
+    /* stop_l by round parity, so that the next round's word does not
+     * overwrite this one's before it is read */
     local uint stop_l[2], new_l, last_l, ok_l, keys_l;
+#if FILL_SET_OK
+    local set_t skey[FILL_SET_LOCAL];
+    local uint scnt[FILL_SET_LOCAL], used_l, zero_l, bad_l, total_l;
+#endif
     const uint fp = state[ST_FILL];
     if (!fp)
         return;
-    const uint lid = get_local_id(0), p = fp - 1;
+    const bool by_set = FILL_SET_OK && fp == FILL_SET;
+    const uint lid = get_local_id(0), p = by_set ? 0u : fp - 1;
     const uint shift = clsort_pass_shift(0, p), mask = clsort_pass_mask(0, KEY_BITS, p);
     const uint flip = descending ? mask : 0u;
     global uint *w = scratch + fill_off;
     keys += keys_off;
-    FOR_EACH_LOCAL(d, RADIX)
-        seen[d] = 0;
+    if (by_set) {
+#if FILL_SET_OK
+        FOR_EACH_LOCAL(i, FILL_SET_LOCAL) {
+            skey[i] = 0;
+            scnt[i] = 0;
+        }
+        if (lid == 0) {
+            used_l = 0;
+            zero_l = 0;
+            bad_l = 0xffffffffu;
+        }
+#endif
+    } else {
+        FOR_EACH_LOCAL(d, RADIX)
+            seen[d] = 0;
+    }
     if (lid == 0)
         new_l = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -980,14 +1131,13 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     const ulong round = (ulong)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
     const ulong stride = (ulong)get_num_groups(0) * round;
     uint bad = 0, told = 0, r = 0;
-    /* A round: its keys loaded first (all in flight), then every key of a
-     * digit seen before compared with its digit's key; the others (fresh)
-     * only where some work-item has one, after the round's barrier: one of
-     * them per digit is written to lut, and after a second barrier each is
-     * compared with it. Whether another group has stopped is read at every
-     * eighth round (an atomic's round trip before the barrier; stop_l by
-     * the round's parity, so that the next round's word does not overwrite
-     * this one's before it is read). */
+    /* A round: its keys loaded first (all in flight), then each counted
+     * (by_set) or compared with its digit's key where the digit was seen
+     * before; the others (fresh) only where some work-item has one, after
+     * the round's barrier: one of them per digit is written to lut, and
+     * after a second barrier each is compared with it. Whether another
+     * group has stopped is read at every eighth round (an atomic's round
+     * trip before the barrier). */
     for (ulong r0 = get_group_id(0) * round; r0 < n; r0 += stride, r++) { /* uniform */
         KEY_T k[CLSORT_HIST_ITEMS];
         uint dg[CLSORT_HIST_ITEMS];
@@ -998,19 +1148,29 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         }
         if (lid == 0)
             stop_l[r & 1] = r & 7 ? 0u : atomic_or(&w[FILL_ABORT], 0u);
-        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
-            dg[j] = DIGIT_OF(k[j], shift, mask, flip);
-            if (r0 + (ulong)j * CLSORT_HIST_WG + lid < n) {
-                if (seen[dg[j]])
-                    bad |= lut[dg[j]] != k[j];
-                else
-                    fresh |= 1ul << j;
+        if (by_set) {
+#if FILL_SET_OK
+            clsort_set_round(k, r0, n, r, skey, scnt, &used_l, &zero_l, &bad_l);
+#endif
+        } else {
+            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+                dg[j] = DIGIT_OF(k[j], shift, mask, flip);
+                if (r0 + (ulong)j * CLSORT_HIST_WG + lid < n) {
+                    if (seen[dg[j]])
+                        bad |= lut[dg[j]] != k[j];
+                    else
+                        fresh |= 1ul << j;
+                }
             }
+            if (fresh)
+                new_l = 1;
         }
-        if (fresh)
-            new_l = 1;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (stop_l[r & 1])
+#if FILL_SET_OK
+        if (by_set && bad_l <= r)
+            bad = 1; /* uniform */
+#endif
+        if (stop_l[r & 1] || (by_set && bad))
             break;
         if (new_l) { /* uniform: read after the barrier */
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
@@ -1032,57 +1192,100 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    FOR_EACH_LOCAL(d, RADIX)
-        if (seen[d])
-            for (uint h = 0; h < FILL_KW; h++) {
-                const uint x = (uint)((ulong)lut[d] >> (32 * h));
-                atomic_max(&w[FILL_MAX(RADIX, h, d)], x);
-                atomic_max(&w[FILL_MAXC(RADIX, h, d)], ~x);
-            }
+    if (by_set) {
+#if FILL_SET_OK
+        if (bad && !told && lid == 0)
+            atomic_or(&w[FILL_ABORT], 1u);
+        if (!bad)
+            clsort_set_merge(w, skey, scnt, zero_l);
+#endif
+    } else {
+        FOR_EACH_LOCAL(d, RADIX)
+            if (seen[d])
+                for (uint h = 0; h < FILL_KW; h++) {
+                    const uint x = (uint)((ulong)lut[d] >> (32 * h));
+                    atomic_max(&w[FILL_MAX(RADIX, h, d)], x);
+                    atomic_max(&w[FILL_MAXC(RADIX, h, d)], ~x);
+                }
+    }
     if (!clsort_last_to_sign_off(&w[FILL_DONE], &last_l))
         return;
     if (lid == 0) {
-        ok_l = atomic_or(&w[FILL_ABORT], 0u) == 0;
+        ok_l = atomic_or(&w[FILL_ABORT], 0u) == 0 &&
+               (!by_set || atomic_or(&w[FILL_SET_USED], 0u) <= FILL_SET_MAX);
         keys_l = 0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    /* each digit's count (pass p's row of bases) and key */
-    const global idx_t *base = bases + (ulong)p * RADIX;
-    FOR_EACH_LOCAL(d, RADIX) {
-        const idx_t c = (d + 1 < RADIX ? base[d + 1] : n) - base[d];
-        KEY_T key = 0;
-        for (uint h = 0; h < FILL_KW; h++) {
-            const uint x = atomic_or(&w[FILL_MAX(RADIX, h, d)], 0u);
-            const uint y = atomic_or(&w[FILL_MAXC(RADIX, h, d)], 0u);
-            if (c && x != ~y)
-                ok_l = 0;
-            key |= (KEY_T)((ulong)x << (32 * h));
-        }
-        cnt[d] = c;
-        lut[d] = key;
-        if (c)
-            atomic_inc(&keys_l);
+#if FILL_SET_OK
+        total_l = 0;
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!ok_l)
         return; /* uniform: read after the barrier */
-    /* the table: key d's rank in the sort's order, and the keys before it */
+    if (by_set) {
+#if FILL_SET_OK
+        clsort_set_gather(w, descending, skey, scnt, &keys_l, &total_l);
+#endif
+    } else {
+        /* each digit's count (pass p's row of bases) and key */
+        const global idx_t *base = bases + (ulong)p * RADIX;
+        FOR_EACH_LOCAL(d, RADIX) {
+            const idx_t c = (d + 1 < RADIX ? base[d + 1] : n) - base[d];
+            KEY_T key = 0;
+            for (uint h = 0; h < FILL_KW; h++) {
+                const uint x = atomic_or(&w[FILL_MAX(RADIX, h, d)], 0u);
+                const uint y = atomic_or(&w[FILL_MAXC(RADIX, h, d)], 0u);
+                if (c && x != ~y)
+                    ok_l = 0;
+                key |= (KEY_T)((ulong)x << (32 * h));
+            }
+            cnt[d] = c;
+            lut[d] = key;
+            if (c)
+                atomic_inc(&keys_l);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if FILL_SET_OK
+    if (by_set && (idx_t)total_l != n)
+        return; /* uniform; every key is counted once, so not taken */
+#endif
+    if (!ok_l)
+        return; /* uniform */
+    /* the table: each key's rank in the sort's order, and the keys before it */
     const uint at = ST_PASS(passes);
     global ulong *start = (global ulong *)(state + at);
     global KEY_T *tab = (global KEY_T *)(state + at + FILL_TABLE_KEYS(RADIX));
-    FOR_EACH_LOCAL(d, RADIX)
-        if (cnt[d]) {
-            const KEY_T o = clsort_order_key(lut[d], 0, KEY_BITS, descending);
-            uint r = 0;
+    if (by_set) {
+#if FILL_SET_OK
+        const uint nk = keys_l;
+        FOR_EACH_LOCAL(i, nk) {
+            const set_t o = skey[i];
+            uint rank = 0;
             ulong before = 0;
-            for (uint e = 0; e < RADIX; e++)
-                if (cnt[e] && clsort_order_key(lut[e], 0, KEY_BITS, descending) < o) {
-                    r++;
-                    before += cnt[e];
+            for (uint e = 0; e < nk; e++)
+                if (skey[e] < o) {
+                    rank++;
+                    before += scnt[e];
                 }
-            tab[r] = lut[d];
-            start[r] = before;
+            tab[rank] = clsort_order_key_inverse((KEY_T)o, descending);
+            start[rank] = before;
         }
+#endif
+    } else {
+        FOR_EACH_LOCAL(d, RADIX)
+            if (cnt[d]) {
+                const KEY_T o = clsort_order_key(lut[d], 0, KEY_BITS, descending);
+                uint rank = 0;
+                ulong before = 0;
+                for (uint e = 0; e < RADIX; e++)
+                    if (cnt[e] && clsort_order_key(lut[e], 0, KEY_BITS, descending) < o) {
+                        rank++;
+                        before += cnt[e];
+                    }
+                tab[rank] = lut[d];
+                start[rank] = before;
+            }
+    }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         start[keys_l] = n;

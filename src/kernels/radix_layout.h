@@ -18,7 +18,8 @@
 #define ST_TILED 5 /* MSD order from the tile pass's layout (clsort_radix_tiles) */
 #define ST_REV_N 6 /* with PASS_REVERSE: n, low word then high word */
 /* The few keys' fill (GPU shapes, clsort_radix_fill_check): the pass whose
- * digits the check tries as the keys' names (p + 1; 0: no check), the
+ * digits the check tries as the keys' names (p + 1; FILL_SET: the keys
+ * themselves, below; 0: no check), the
  * number of keys where every key is one of them (0: the passes sort), and
  * the word of their table (FILL_TABLE_WORDS, after the passes' words). */
 #define ST_FILL 8
@@ -118,9 +119,30 @@
 /* word h of digit d's key's largest, and of its complement's */
 #define FILL_MAX(r, h, d) (2 + (h) * (r) + (d))
 #define FILL_MAXC(r, h, d) (2 + (2 + (h)) * (r) + (d))
-#define FILL_SCRATCH_WORDS(r) (2 + 4 * (r))
-#define FILL_TABLE_KEYS(r) (2 * (r) + 2)
-#define FILL_TABLE_WORDS(r) (4 * (r) + 2)
+/* The fill by a set of keys (ST_FILL = FILL_SET): where a pass has more
+ * digits than that but the counts are skewed, the check gathers the keys
+ * themselves, up to FILL_SET_MAX nonzero ones (0 marks an empty slot: key
+ * 0 is counted apart), each work-group in a table of FILL_SET_LOCAL slots
+ * in local memory, then all of them in one of FILL_SET_SLOTS slots in
+ * scratch: the number of keys in it, key 0's count, each slot's count,
+ * then the slots' keys (2 words each; fill_at is even). */
+#define FILL_SET 0x100u
+#define FILL_SET_MAX 1024u
+#define FILL_SET_LOCAL_BITS 11u
+#define FILL_SET_LOCAL (1u << FILL_SET_LOCAL_BITS)
+#define FILL_SET_BITS 12u
+#define FILL_SET_SLOTS (1u << FILL_SET_BITS)
+#define FILL_SET_PROBES 32u /* a longer probe gives up (no fill) */
+#define FILL_SET_USED 2
+#define FILL_SET_ZERO 3
+#define FILL_SET_COUNT(i) (4 + (i))
+#define FILL_SET_KEY (4 + FILL_SET_SLOTS)
+#define FILL_SET_WORDS (4 + 3 * FILL_SET_SLOTS)
+#define FILL_SCRATCH_WORDS(r) (2 + 4 * (r) > FILL_SET_WORDS ? 2 + 4 * (r) : FILL_SET_WORDS)
+/* the table's keys: a digit's each, or the set's and key 0 */
+#define FILL_TABLE_CAP(r) ((r) > FILL_SET_MAX + 1 ? (r) : FILL_SET_MAX + 1)
+#define FILL_TABLE_KEYS(r) (2 * FILL_TABLE_CAP(r) + 2)
+#define FILL_TABLE_WORDS(r) (4 * FILL_TABLE_CAP(r) + 2)
 
 /* The order check of the upfront count: what it has seen between
  * neighbours, in the sort's order, ORed into one flags word. */
