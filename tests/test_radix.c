@@ -1122,7 +1122,8 @@ void test_radix_fill(void)
      * work-group, only across work-groups, and in the one round of one
      * work-group), nor for pairs, argsort, a bit window, floats or uniform
      * keys. The portable shape (rounds of 64 x 8 keys, two work-groups a
-     * compute unit: an even number), and the tuned one on NVIDIA. */
+     * compute unit: an even number), and the tuned one on NVIDIA (the fill
+     * from 100 keys' worth of bytes). */
     const char *specs[] = {
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
         "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
@@ -1130,7 +1131,7 @@ void test_radix_fill(void)
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
         "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
         "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
-        "",
+        "fill_min=100", /* the tuned shape; 2-byte keys too at this size */
     };
     const bool nvidia = test_on_nvidia();
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
@@ -1139,8 +1140,8 @@ void test_radix_fill(void)
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;
-        const char *spec = specs[si][0] ? specs[si] : "tuned";
-        const size_t n_all = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
+        const char *spec = specs[si];
+        const size_t n_all = si == 2 ? 3000017 : si == 1 ? 70001 : 50021;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 6; ti++)
             for (unsigned kc = 0; ok && kc < 5; kc++) {
@@ -1254,7 +1255,8 @@ void test_radix_fill_set(void)
      * all), u32, i32, u64, i64, u16 and i16, ascending and descending, on
      * the fused start and on portions; no fill for 1025 keys other than 0
      * and 1026, nor for 1200 keys of which each work-group sees 600 (the
-     * table across groups), nor for pairs. The tuned shape on NVIDIA. */
+     * table across groups), nor for pairs. The tuned shape on NVIDIA (the
+     * fill from 100 keys' worth of bytes). */
     const char *specs[] = {
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
         "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
@@ -1262,7 +1264,7 @@ void test_radix_fill_set(void)
         "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
         "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
         "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
-        "",
+        "fill_min=100", /* the tuned shape; 2-byte keys too at this size */
     };
     const bool nvidia = test_on_nvidia();
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
@@ -1280,8 +1282,8 @@ void test_radix_fill_set(void)
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;
-        const char *spec = specs[si][0] ? specs[si] : "tuned";
-        const size_t n = si == 2 ? 9000001 : si == 1 ? 70001 : 50021;
+        const char *spec = specs[si];
+        const size_t n = si == 2 ? 3000017 : si == 1 ? 70001 : 50021;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 6; ti++)
             for (size_t kc = 0; ok && kc < sizeof cases / sizeof cases[0]; kc++) {
