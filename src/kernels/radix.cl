@@ -998,13 +998,15 @@ inline uint clsort_set_hash(set_t k, uint bits)
 
 /* The slot of key k (not 0) in the table t of 2^bits slots (0: empty),
  * added where it is not there yet (counted in *used); -1 where
- * FILL_SET_PROBES slots in a row hold other keys. */
+ * FILL_SET_PROBES slots in a row hold other keys. A slot once set keeps
+ * its key, so a plain load that returns 0 for it is caught by the
+ * compare-and-swap. */
 #define CLSORT_SET_FIND(name, space)                                                            \
     inline int name(volatile space set_t *t, set_t k, uint bits, volatile space uint *used)    \
     {                                                                                          \
         uint h = clsort_set_hash(k, bits);                                                     \
         for (uint j = 0; j < FILL_SET_PROBES; j++, h = (h + 1) & ((1u << bits) - 1u)) {       \
-            set_t v = t[h];                                                                    \
+            set_t v = ((const space set_t *)t)[h];                                             \
             if (v == 0) {                                                                      \
                 v = SET_CAS(&t[h], (set_t)0, k);                                               \
                 if (v == 0) {                                                                  \
@@ -1021,30 +1023,32 @@ CLSORT_SET_FIND(clsort_set_find_local, local)
 CLSORT_SET_FIND(clsort_set_find_global, global)
 
 /* A round's keys k (those below n from r0, this work-item's) counted in
- * the group's table (lkey, lcnt; key 0 in *zero); past FILL_SET_MAX keys
- * (*used) none is added, and *bad takes the round's number r (the least
- * such: later rounds write more, so a read after the round's barrier
- * compares it with r). */
-inline void clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile local set_t *lkey,
+ * the group's table (lkey, lcnt); returns how many are key 0. Past
+ * FILL_SET_MAX keys (*used) none is added, and *bad takes the round's
+ * number r (a plain store: the group stops after a round that wrote it,
+ * and a later round's number is larger, so a read after the round's
+ * barrier compares it with r). */
+inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile local set_t *lkey,
                              volatile local uint *lcnt, volatile local uint *used,
-                             volatile local uint *zero, volatile local uint *bad)
+                             volatile local uint *bad)
 {
+    uint zero = 0;
     for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
-        if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n)
-            break;
         const set_t x = (set_t)k[j];
-        if (x == 0) {
-            atomic_inc(zero);
-            continue;
+        if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n) {
+        } else if (x == 0) {
+            zero++;
+        } else {
+            const int at = *used <= FILL_SET_MAX
+                               ? clsort_set_find_local(lkey, x, FILL_SET_LOCAL_BITS, used)
+                               : -1;
+            if (at < 0)
+                *bad = r;
+            else
+                atomic_inc(&lcnt[at]);
         }
-        const int at = *used <= FILL_SET_MAX
-                           ? clsort_set_find_local(lkey, x, FILL_SET_LOCAL_BITS, used)
-                           : -1;
-        if (at < 0)
-            atomic_min(bad, r);
-        else
-            atomic_inc(&lcnt[at]);
     }
+    return zero;
 }
 
 /* The group's keys and counts added to the table in scratch (w) */
@@ -1130,7 +1134,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     /* ulong: with 32-bit indices, a round past n near 2^32 must not wrap */
     const ulong round = (ulong)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
     const ulong stride = (ulong)get_num_groups(0) * round;
-    uint bad = 0, told = 0, r = 0;
+    uint bad = 0, told = 0, r = 0, zero = 0;
     /* A round: its keys loaded first (all in flight), then each counted
      * (by_set) or compared with its digit's key where the digit was seen
      * before; the others (fresh) only where some work-item has one, after
@@ -1150,7 +1154,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             stop_l[r & 1] = r & 7 ? 0u : atomic_or(&w[FILL_ABORT], 0u);
         if (by_set) {
 #if FILL_SET_OK
-            clsort_set_round(k, r0, n, r, skey, scnt, &used_l, &zero_l, &bad_l);
+            zero += clsort_set_round(k, r0, n, r, skey, scnt, &used_l, &bad_l);
 #endif
         } else {
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
@@ -1191,6 +1195,10 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             told = 1;
         }
     }
+#if FILL_SET_OK
+    if (zero)
+        atomic_add(&zero_l, zero);
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     if (by_set) {
 #if FILL_SET_OK
