@@ -980,6 +980,9 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
  * so that the passes' launches write each place from the table and read
  * nothing. The words in scratch at fill_off are zero before (the upfront
  * count zeroes scratch). */
+#ifndef CLSORT_FILL_SAMPLE
+#define CLSORT_FILL_SAMPLE 1
+#endif
 #if CLSORT_KEY_BYTES == 8
 #define FILL_KW 2u
 #else
@@ -1123,6 +1126,31 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             zero_l = 0;
             bad_l = 0xffffffffu;
         }
+#if CLSORT_FILL_SAMPLE
+        /* every group first reads the same FILL_SET_SAMPLE keys at an even
+         * stride (from L2 after the first group) and returns at once,
+         * writing nothing, where they are more than FILL_SET_MAX keys */
+        if (n >= FILL_SET_SAMPLE) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint b0 = 0; b0 < FILL_SET_SAMPLE; b0 += 4 * CLSORT_HIST_WG) {
+                KEY_T k[4];
+                for (uint j = 0; j < 4; j++) /* the loads first, all in flight */
+                    k[j] = keys[(ulong)(b0 + j * CLSORT_HIST_WG + lid) * n / FILL_SET_SAMPLE];
+                for (uint j = 0; j < 4; j++)
+                    if (k[j] && used_l <= FILL_SET_MAX &&
+                        clsort_set_find_local(skey, (set_t)k[j], FILL_SET_LOCAL_BITS, &used_l) < 0)
+                        bad_l = 0;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (used_l > FILL_SET_MAX || bad_l == 0)
+                return; /* uniform: read after the barrier */
+            barrier(CLK_LOCAL_MEM_FENCE);
+            FOR_EACH_LOCAL(i, FILL_SET_LOCAL)
+                skey[i] = 0;
+            if (lid == 0)
+                used_l = 0;
+        }
+#endif
 #endif
     } else {
         FOR_EACH_LOCAL(d, RADIX)
@@ -1134,7 +1162,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     /* ulong: with 32-bit indices, a round past n near 2^32 must not wrap */
     const ulong round = (ulong)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
     const ulong stride = (ulong)get_num_groups(0) * round;
-    uint bad = 0, told = 0, r = 0, zero = 0;
+    uint bad = 0, told = 0, r = 0, zero = 0, stopped = 0;
     /* A round: its keys loaded first (all in flight), then each counted
      * (by_set) or compared with its digit's key where the digit was seen
      * before; the others (fresh) only where some work-item has one, after
@@ -1174,8 +1202,10 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         if (by_set && bad_l <= r)
             bad = 1; /* uniform */
 #endif
-        if (stop_l[r & 1] || (by_set && bad))
+        if (stop_l[r & 1] || (by_set && bad)) {
+            stopped = 1;
             break;
+        }
         if (new_l) { /* uniform: read after the barrier */
             for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
                 if (fresh >> j & 1)
@@ -1202,10 +1232,13 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     barrier(CLK_LOCAL_MEM_FENCE);
     if (by_set) {
 #if FILL_SET_OK
-        if (bad && !told && lid == 0)
+        /* a group that stopped returns without signing off: no group
+         * is then the last, and the passes sort */
+        if (bad && lid == 0)
             atomic_or(&w[FILL_ABORT], 1u);
-        if (!bad)
-            clsort_set_merge(w, skey, scnt, zero_l);
+        if (stopped)
+            return; /* uniform */
+        clsort_set_merge(w, skey, scnt, zero_l);
 #endif
     } else {
         FOR_EACH_LOCAL(d, RADIX)
