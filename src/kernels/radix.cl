@@ -674,7 +674,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             if (fill_gate && t)
                 atomic_inc(&digits[p]);
             if (fill_gate && t != n && (ulong)t * RADIX >= 2 * (ulong)n)
-                constant_digit[PLAN_SKEWED] = 1;
+                atomic_or(&constant_digit[PLAN_SKEWED], (ulong)t * 4 > (ulong)n ? 2u : 1u);
             own += t;
         }
     }
@@ -825,8 +825,20 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                     }
                 if (most_digits <= FILL_DIGITS_MAX)
                     state[ST_FILL] = best + 1;
-                else if (FILL_SET_OK && constant_digit[PLAN_SKEWED] && n <= 0xffffffffu)
-                    state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
+                else if (FILL_SET_OK && constant_digit[PLAN_SKEWED] == 1 && n <= 0xffffffffu) {
+                    /* and every active pass leaves a digit empty: many keys
+                     * fill every digit of some pass (Zipf over 2^20 values,
+                     * the AND of two words), and an input of one common key
+                     * among many (the AND of four) has a digit of more than
+                     * a quarter of them; there a check that stops after its
+                     * first round still costs a few percent of the sort */
+                    uint full = 0;
+                    for (uint p = 0; p < passes; p++)
+                        full |= !constant_digit[p] &&
+                                digits[p] == clsort_pass_mask(begin_bit, end_bit, p) + 1u;
+                    if (!full)
+                        state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
+                }
             }
             if (ordered == 2) {
                 /* pass 0's launch reverses the keys in U (and writes
@@ -980,9 +992,6 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
  * so that the passes' launches write each place from the table and read
  * nothing. The words in scratch at fill_off are zero before (the upfront
  * count zeroes scratch). */
-#ifndef CLSORT_FILL_SAMPLE
-#define CLSORT_FILL_SAMPLE 1
-#endif
 #if CLSORT_KEY_BYTES == 8
 #define FILL_KW 2u
 #else
@@ -1126,31 +1135,6 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             zero_l = 0;
             bad_l = 0xffffffffu;
         }
-#if CLSORT_FILL_SAMPLE
-        /* every group first reads the same FILL_SET_SAMPLE keys at an even
-         * stride (from L2 after the first group) and returns at once,
-         * writing nothing, where they are more than FILL_SET_MAX keys */
-        if (n >= FILL_SET_SAMPLE) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            for (uint b0 = 0; b0 < FILL_SET_SAMPLE; b0 += 4 * CLSORT_HIST_WG) {
-                KEY_T k[4];
-                for (uint j = 0; j < 4; j++) /* the loads first, all in flight */
-                    k[j] = keys[(ulong)(b0 + j * CLSORT_HIST_WG + lid) * n / FILL_SET_SAMPLE];
-                for (uint j = 0; j < 4; j++)
-                    if (k[j] && used_l <= FILL_SET_MAX &&
-                        clsort_set_find_local(skey, (set_t)k[j], FILL_SET_LOCAL_BITS, &used_l) < 0)
-                        bad_l = 0;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (used_l > FILL_SET_MAX || bad_l == 0)
-                return; /* uniform: read after the barrier */
-            barrier(CLK_LOCAL_MEM_FENCE);
-            FOR_EACH_LOCAL(i, FILL_SET_LOCAL)
-                skey[i] = 0;
-            if (lid == 0)
-                used_l = 0;
-        }
-#endif
 #endif
     } else {
         FOR_EACH_LOCAL(d, RADIX)

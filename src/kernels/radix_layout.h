@@ -133,7 +133,6 @@
 #define FILL_SET_BITS 12u
 #define FILL_SET_SLOTS (1u << FILL_SET_BITS)
 #define FILL_SET_PROBES 32u /* a longer probe gives up (no fill) */
-#define FILL_SET_SAMPLE 4096u /* keys every group reads first */
 #define FILL_SET_USED 2
 #define FILL_SET_ZERO 3
 #define FILL_SET_COUNT(i) (4 + (i))
