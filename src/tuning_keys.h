@@ -104,8 +104,8 @@
     X(fill_min, NUM, 0, 0x7fffffffu, none,                                                        \
       "onesweep in LSD order, work-group shapes, keys alone of an integer type over all their "   \
       "bits, from this n of 4-byte keys on (wider keys from as many bytes): where every pass "     \
-      "has few digits, a check whether the keys are few, and then each place written from "       \
-      "them (0: never)")
+      "has few digits, or the counts look like few keys, a check whether the keys are few "       \
+      "(up to 1024), and then each place written from them (0: never)")
 
 /* The classic count and scatter passes. */
 #define CLSORT_TUNING_KEYS_CLASSIC(X)                                                             \

@@ -1073,6 +1073,22 @@ void test_radix_fused(void)
     }
 }
 
+/* The fill tests' shapes: the portable one (rounds of 64 x 8 keys, two
+ * work-groups a compute unit: an even number) on the fused start and on
+ * portions, and the tuned one (NVIDIA only) with the fill from 100 keys'
+ * worth of bytes (2-byte keys too at the tests' sizes); their key types. */
+static const char *const fill_specs[] = {
+    "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
+    "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
+    "prologue_max=0,chain_max=0,fused_max=2147483647",
+    "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
+    "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
+    "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
+    "fill_min=100",
+};
+static const clsort_type fill_types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
+                                         CLSORT_I64, CLSORT_U16, CLSORT_I16};
+
 /* radix_fill's input: n keys of type t drawn (seeded) from `keys` keys (up
  * to 16), key j having j * 16 + 1 in its low byte (pass 0's digits name
  * them all, and no pass has more digits) and random bits above. With clash
@@ -1125,18 +1141,9 @@ void test_radix_fill(void)
      * keys. The portable shape (rounds of 64 x 8 keys, two work-groups a
      * compute unit: an even number), and the tuned one on NVIDIA (the fill
      * from 100 keys' worth of bytes). */
-    const char *specs[] = {
-        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
-        "prologue_max=0,chain_max=0,fused_max=2147483647",
-        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
-        "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
-        "fill_min=100", /* the tuned shape; 2-byte keys too at this size */
-    };
+    const char *const *specs = fill_specs;
     const bool nvidia = test_on_nvidia();
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
-                                        CLSORT_I64, CLSORT_U16, CLSORT_I16};
+    const clsort_type *types = fill_types;
     for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
@@ -1288,18 +1295,9 @@ void test_radix_fill_set(void)
      * and 1026, nor for 1200 keys of which each work-group sees 600 (the
      * table across groups), nor for pairs. The tuned shape on NVIDIA (the
      * fill from 100 keys' worth of bytes). */
-    const char *specs[] = {
-        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
-        "prologue_max=0,chain_max=0,fused_max=2147483647",
-        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,hist_items=8,"
-        "hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,single_max=0,"
-        "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
-        "fill_min=100", /* the tuned shape; 2-byte keys too at this size */
-    };
+    const char *const *specs = fill_specs;
     const bool nvidia = test_on_nvidia();
-    static const clsort_type types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
-                                        CLSORT_I64, CLSORT_U16, CLSORT_I16};
+    const clsort_type *types = fill_types;
     /* keys, key 0 and the largest among them, split, keys the fill writes */
     static const struct {
         unsigned keys;
