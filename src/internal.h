@@ -474,6 +474,10 @@ int clsort_radix_last_msd(clsort_context *ctx);
 /* The number of keys the context's last radix sort wrote from its few
  * keys' table (0: the passes sorted; -1: no state to read). Tests. */
 int clsort_radix_last_fill(clsort_context *ctx);
+/* The check the plan of the context's last radix sort asked for (ST_FILL:
+ * p + 1 by pass p's digits, FILL_SET by the set of keys, 0 none; -1 no
+ * state to read). Tests. */
+int clsort_radix_last_fill_check(clsort_context *ctx);
 /* Tests: what the plan of the context's last radix sort made of the order
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */

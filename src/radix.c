@@ -123,6 +123,8 @@ int clsort_radix_last_msd(clsort_context *ctx)
 
 int clsort_radix_last_fill(clsort_context *ctx) { return last_state_word(ctx, ST_FILL_KEYS); }
 
+int clsort_radix_last_fill_check(clsort_context *ctx) { return last_state_word(ctx, ST_FILL); }
+
 int clsort_radix_last_order(clsort_context *ctx)
 {
     cl_uint w[ST_PASS(1)]; /* the plan's words up to pass 0's */

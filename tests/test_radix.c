@@ -1204,15 +1204,20 @@ void test_radix_fill(void)
     }
 }
 
+/* radix_fill_set's inputs: how the keys are drawn (below) */
+enum { SET_EVEN, SET_SPLIT, SET_DOMINANT, SET_FULL };
+
 /* radix_fill_set's input: n keys of type t drawn (seeded) from `keys`
  * distinct random keys, none with a byte 0x5a (every pass leaves a digit
  * empty, as the plan asks of the set's check), key i about twice as often
  * as key i + keys / 4 (a common digit in every pass), with key 0 and the
- * type's largest among them where zero_max. With split, key 0 is an eighth
+ * type's largest among them where zero_max. SET_SPLIT: key 0 is an eighth
  * of the keys and the others are drawn evenly, the rounds of 512 keys of
  * odd number from [keys / 2, keys) and the even ones from [1, keys / 2)
- * (no work-group of an even number sees both halves). */
-static void *fill_set_input(clsort_type t, size_t n, unsigned keys, bool zero_max, bool split,
+ * (no work-group of an even number sees both halves); SET_DOMINANT: key 0
+ * is 30% of them; SET_FULL: key j's low byte is j mod 256, so that pass 0
+ * has every digit. */
+static void *fill_set_input(clsort_type t, size_t n, unsigned keys, bool zero_max, int kind,
                             uint64_t seed)
 {
     const size_t kb = clsort_type_size(t);
@@ -1231,8 +1236,10 @@ static void *fill_set_input(clsort_type t, size_t n, unsigned keys, bool zero_ma
         do {
             r = r * 6364136223846793005ull + 1442695040888963407ull;
             key[j] = (r ^ r >> 29) & mask;
+            if (kind == SET_FULL)
+                key[j] = (key[j] & ~0xffull) | (j & 0xff);
             fresh = true;
-            for (size_t b = 0; b < kb; b++)
+            for (size_t b = kind == SET_FULL; b < kb; b++)
                 fresh = fresh && (key[j] >> (8 * b) & 0xff) != 0x5a;
             for (unsigned e = 0; fresh && e < j; e++)
                 fresh = key[e] != key[j];
@@ -1246,10 +1253,12 @@ static void *fill_set_input(clsort_type t, size_t n, unsigned keys, bool zero_ma
         r = r * 6364136223846793005ull + 1442695040888963407ull;
         const double u = (double)(r >> 11) / 9007199254740992.0;
         unsigned j = (unsigned)(u * u * keys); /* density 1 / (2 sqrt(u)) */
-        if (split) {
+        if (kind == SET_SPLIT) {
             const unsigned half = keys / 2, odd = (i / 512) % 2;
             j = u < 0.125 ? 0 : odd ? half + (unsigned)((u - 0.125) / 0.875 * (keys - half))
                                     : 1 + (unsigned)((u - 0.125) / 0.875 * (half - 1));
+        } else if (kind == SET_DOMINANT) {
+            j = u < 0.3 ? 0 : 1 + (unsigned)((u - 0.3) / 0.7 * (keys - 1));
         }
         memcpy(x + i * kb, &key[j < keys ? j : keys - 1], kb); /* low bytes, little-endian */
     }
@@ -1292,38 +1301,50 @@ void test_radix_fill_set(void)
      * 300 and 1000 keys, 1024 with key 0 and the largest key (1025 in
      * all), u32, i32, u64, i64, u16 and i16, ascending and descending, on
      * the fused start and on portions; no fill for 1025 keys other than 0
-     * and 1026, nor for 1200 keys of which each work-group sees 600 (the
-     * table across groups), nor for pairs. The tuned shape on NVIDIA (the
-     * fill from 100 keys' worth of bytes). */
+     * and 1026, nor for 1250 keys of which each work-group sees one half
+     * (the table across groups), nor for pairs; the plan asks for no check
+     * where key 0 is 30% of the keys, where pass 0 has every digit, nor for
+     * uniform keys. The tuned shape on NVIDIA (the fill from 100 keys'
+     * worth of bytes). */
     const char *const *specs = fill_specs;
     const bool nvidia = test_on_nvidia();
     const clsort_type *types = fill_types;
-    /* keys, key 0 and the largest among them, split, keys the fill writes */
+    /* keys, key 0 and the largest among them, how drawn, keys the fill
+     * writes, whether the plan asks for the set's check */
     static const struct {
         unsigned keys;
-        bool zero_max, split;
-        int want;
+        bool zero_max;
+        int kind, want;
+        bool check;
     } cases[] = {
-        {300, false, false, 300}, {1000, true, false, 1000}, {1025, true, false, 1025},
-        {1025, false, false, 0},  {1026, true, false, 0},    {1250, false, true, 0},
+        {300, false, SET_EVEN, 300, true},     {1000, true, SET_EVEN, 1000, true},
+        {1025, true, SET_EVEN, 1025, true},    {1025, false, SET_EVEN, 0, true},
+        {1026, true, SET_EVEN, 0, true},       {1250, false, SET_SPLIT, 0, true},
+        {600, false, SET_DOMINANT, 0, false},  {600, false, SET_FULL, 0, false},
     };
+    static const char *const kinds[] = {"", ", halves by round", ", key 0 30%", ", pass 0 full"};
     for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;
+        /* 8-byte keys take the set only with 64-bit atomics */
+        char ext[8192] = "";
+        clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+        const bool atom64 = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
         const char *spec = specs[si];
         const size_t n = si == 2 ? 3000017 : si == 1 ? 70001 : 50021;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 6; ti++)
             for (size_t kc = 0; ok && kc < sizeof cases / sizeof cases[0]; kc++) {
-                if (cases[kc].split && si == 2)
+                const int kind = cases[kc].kind;
+                if (kind == SET_SPLIT && si == 2)
                     continue; /* the tuned rounds and work-groups are others */
-                void *in = fill_set_input(types[ti], n, cases[kc].keys, cases[kc].zero_max,
-                                          cases[kc].split,
+                const bool wide = clsort_type_size(types[ti]) == 8 && !atom64;
+                void *in = fill_set_input(types[ti], n, cases[kc].keys, cases[kc].zero_max, kind,
                                           test_seed("fill_set", n, (unsigned)(kc * 8 + ti)));
                 if (!in)
                     break;
-                if (cases[kc].split) { /* the table across groups must refuse it */
+                if (kind == SET_SPLIT) { /* the table across groups must refuse it */
                     const size_t d = distinct_keys(in, n, clsort_type_size(types[ti]));
                     CHECK(d > FILL_SET_MAX + 1, "%s: the split input holds %zu keys, not more "
                           "than the set's %u", clsort_type_name(types[ti]), d, FILL_SET_MAX + 1);
@@ -1333,14 +1354,19 @@ void test_radix_fill_set(void)
                     c.input = in;
                     c.opt.descending = desc;
                     ok = sort_and_check(ctx, &c, spec);
-                    const int got = clsort_radix_last_fill(ctx), want = cases[kc].want;
+                    const int got = clsort_radix_last_fill(ctx), want = wide ? 0 : cases[kc].want;
+                    const int check = clsort_radix_last_fill_check(ctx);
+                    const bool want_check = cases[kc].check && !wide;
                     CHECK(!ok || got == want,
                           "%s: %s, %u keys%s%s%s, n=%zu: the fill wrote %d keys, expected %d",
                           spec, clsort_type_name(types[ti]), cases[kc].keys,
-                          cases[kc].zero_max ? " with 0 and the largest" : "",
-                          cases[kc].split ? ", halves by round" : "",
+                          cases[kc].zero_max ? " with 0 and the largest" : "", kinds[kind],
                           desc ? ", descending" : "", n, got, want);
-                    ok = ok && got == want;
+                    CHECK(!ok || (check == (int)FILL_SET) == want_check,
+                          "%s: %s, %u keys%s: the plan asked for check %d, the set's %s", spec,
+                          clsort_type_name(types[ti]), cases[kc].keys, kinds[kind], check,
+                          want_check ? "expected" : "not expected");
+                    ok = ok && got == want && (check == (int)FILL_SET) == want_check;
                 }
                 if (ok && kc == 1) { /* pairs: no fill */
                     sort_case c = make(types[ti], DATA_FEW_1024, n, CHECK_PAIRS);
@@ -1353,6 +1379,13 @@ void test_radix_fill_set(void)
                 }
                 free(in);
             }
+        /* uniform keys: the plan asks for no check */
+        if (ok) {
+            sort_case c = make(CLSORT_U32, DATA_UNIFORM, n, CHECK_KEYS);
+            ok = sort_and_check(ctx, &c, spec);
+            const int check = clsort_radix_last_fill_check(ctx);
+            CHECK(!ok || check == 0, "%s: uniform u32: the plan asked for check %d", spec, check);
+        }
         clsort_context_release(ctx);
     }
 }

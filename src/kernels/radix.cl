@@ -23,9 +23,11 @@
  * then, for onesweep in LSD order on work-group shapes (keys alone of an
  * integer type over all their bits, from the tuning's fill_min keys on),
  *   clsort_radix_fill_check  where every pass has few digits: whether each
- *                         digit of one pass names one key, and if so the
- *                         passes' launches write every place from those
- *                         keys instead of sorting (12 bytes a key in all);
+ *                         digit of one pass names one key (or, where the
+ *                         counts look like few keys, whether the keys are
+ *                         at most FILL_SET_MAX), and if so the passes'
+ *                         launches write every place from those keys
+ *                         instead of sorting (12 bytes a key in all);
  * and ends with
  *   clsort_radix_finish   the copy back (one active pass) and, for argsort
  *                         with every pass skipped, the identity permutation
@@ -1012,14 +1014,20 @@ inline uint clsort_set_hash(set_t k, uint bits)
  * added where it is not there yet (counted in *used); -1 where
  * FILL_SET_PROBES slots in a row hold other keys. A slot once set keeps
  * its key, so a plain load that returns 0 for it is caught by the
- * compare-and-swap. */
+ * compare-and-swap; so is an 8-byte load torn by a store (a zero half:
+ * OpenCL does not promise such loads whole). */
+#if CLSORT_KEY_BYTES == 8
+#define SET_MAYBE_EMPTY(v) ((uint)(v) == 0u || (uint)((v) >> 32) == 0u)
+#else
+#define SET_MAYBE_EMPTY(v) ((v) == 0u)
+#endif
 #define CLSORT_SET_FIND(name, space)                                                            \
     inline int name(volatile space set_t *t, set_t k, uint bits, volatile space uint *used)    \
     {                                                                                          \
         uint h = clsort_set_hash(k, bits);                                                     \
         for (uint j = 0; j < FILL_SET_PROBES; j++, h = (h + 1) & ((1u << bits) - 1u)) {       \
             set_t v = ((const space set_t *)t)[h];                                             \
-            if (v == 0) {                                                                      \
+            if (v != k && SET_MAYBE_EMPTY(v)) {                                                \
                 v = SET_CAS(&t[h], (set_t)0, k);                                               \
                 if (v == 0) {                                                                  \
                     atomic_inc(used);                                                          \

@@ -104,8 +104,9 @@
 #define ONE_WORDS(r) (5 * (r) + 2)
 
 /* The few keys' fill (GPU shapes; keys alone of an integer type sorted by
- * all their bits). The plan lets the check run where every active pass has
- * at most FILL_DIGITS_MAX digits, trying the pass with the most. Its words
+ * all their bits). The plan lets the check by digits run where every
+ * active pass has at most FILL_DIGITS_MAX digits, trying the pass with the
+ * most (else, on some counts, the check by the set: FILL_SET below). Its words
  * in scratch (fill_at, FILL_SCRATCH_WORDS, zeroed by the upfront count):
  * whether some work-group saw two keys of one digit, the work-groups
  * signed off, then per digit of that pass the largest of each 32-bit word
@@ -203,10 +204,10 @@
 /* At least the bytes of clsort_radix_single's plan (single_plan_mem,
  * radix_passes.cl, which shares its local memory with the tile's), for wg
  * work-items, at most `passes` passes and `radix` digits: the work-group
- * scan's words as 8-byte indices, the counts of every pass and two words
- * a pass for the plan (PLAN_PASS_WORDS), 16 bytes for padding.
+ * scan's words as 8-byte indices, the counts of every pass, two words a
+ * pass and one more for the plan (PLAN_PASS_WORDS), 16 bytes for padding.
  * radix_passes.cl checks that it holds the struct. */
 #define SINGLE_PLAN_BYTES(wg, passes, radix) \
-    (SCAN_LOCAL_WORDS(wg) * 8 + (passes) * ((radix) + 2) * 4 + 16)
+    (SCAN_LOCAL_WORDS(wg) * 8 + (passes) * ((radix) + 2) * 4 + 4 + 16)
 
 #endif
