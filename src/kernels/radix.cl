@@ -624,11 +624,12 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * digits than FILL_DIGITS_MAX, the check tries the pass with the most as
  * the keys' names; elsewhere, where some pass has a digit of at least twice
  * its share of the keys (few keys, or some common ones, as Zipf's; uniform
- * keys never), it gathers the keys themselves (FILL_SET).
+ * keys never), none of more than a quarter of them, and every active pass
+ * leaves a digit empty, it gathers the keys themselves (FILL_SET).
  *
  * constant_digit: PLAN_PASS_WORDS local words (per pass whether its digit
- * is constant, then how many digits it has, then whether a digit is
- * skewed). */
+ * is constant, then how many digits it has, then PLAN_SKEWED: bit 0 a
+ * digit of at least twice its share, bit 1 one of more than a quarter). */
 #define PLAN_PASS_WORDS (2 * MAX_PASSES + 1)
 #define PLAN_SKEWED (2 * MAX_PASSES)
 inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
