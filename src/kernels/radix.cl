@@ -629,7 +629,8 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  *
  * constant_digit: PLAN_PASS_WORDS local words (per pass whether its digit
  * is constant, then how many digits it has, then PLAN_SKEWED: bit 0 a
- * digit of at least twice its share, bit 1 one of more than a quarter). */
+ * digit of at least twice its share and at most a quarter of the keys,
+ * bit 1 one of more than a quarter). */
 #define PLAN_PASS_WORDS (2 * MAX_PASSES + 1)
 #define PLAN_SKEWED (2 * MAX_PASSES)
 inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n,
