@@ -365,7 +365,7 @@ static clsort_status run_upfront_plan(clsort_context *ctx, clsort_program *prog,
 }
 
 /* The few keys' check (clsort_radix_fill_check), between the plan and the
- * passes: it does nothing unless the plan found few digits in every pass. */
+ * passes: it does nothing unless the plan asked for it (ST_FILL). */
 static clsort_status run_fill_check(clsort_context *ctx, clsort_program *prog,
                                     const clsort_radix_job *job, const radix_shape *s,
                                     const radix_buffers *b, clsort_seq *seq)
@@ -569,14 +569,14 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     CLSORT_TRY(get_program(ctx, &s, &job->key, &prog));
     radix_buffers b;
     CLSORT_TRY(get_buffers(ctx, job, &s, &b));
+    const bool chained = radix_chained(ctx, job, &s);
     s.fold = s.algorithm == CLSORT_ALGORITHM_ONESWEEP && !s.msd && s.allow_skip &&
-             s.passes >= 2 && !radix_chained(ctx, job, &s);
+             s.passes >= 2 && !chained;
     s.order = order_mode(ctx, job, &s);
     const radix_route route = choose_route(ctx, job, &s);
     /* the few keys' check: LSD order's own count and plan, the passes in
      * their own launches */
-    s.fill = s.fill && (route == ROUTE_FUSED || route == ROUTE_LSD) &&
-             !radix_chained(ctx, job, &s);
+    s.fill = s.fill && (route == ROUTE_FUSED || route == ROUTE_LSD) && !chained;
     switch (route) {
     case ROUTE_SINGLE:
         return radix_run_single(ctx, prog, job, &s, &b, seq);

@@ -1266,27 +1266,19 @@ static void *fill_set_input(clsort_type t, size_t n, unsigned keys, bool zero_ma
     return x;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The distinct keys of x (n keys of type t), from the reference's order. */
+static size_t distinct_keys(clsort_type t, const void *x, size_t n)
 {
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The distinct keys of x (n keys of kb bytes). */
-static size_t distinct_keys(const void *x, size_t n, size_t kb)
-{
-    uint64_t *v = malloc((n + 1) * sizeof *v);
-    if (!v)
+    const size_t kb = clsort_type_size(t);
+    size_t *perm = malloc((n + 1) * sizeof *perm);
+    if (!perm)
         return 0;
-    for (size_t i = 0; i < n; i++) {
-        v[i] = 0;
-        memcpy(&v[i], (const unsigned char *)x + i * kb, kb);
-    }
-    qsort(v, n, sizeof *v, cmp_u64);
+    ref_stable_perm(t, x, n, 0, 0, 0, perm);
+    const unsigned char *k = x;
     size_t d = n > 0;
     for (size_t i = 1; i < n; i++)
-        d += v[i] != v[i - 1];
-    free(v);
+        d += memcmp(k + perm[i] * kb, k + perm[i - 1] * kb, kb) != 0;
+    free(perm);
     return d;
 }
 
@@ -1345,7 +1337,7 @@ void test_radix_fill_set(void)
                 if (!in)
                     break;
                 if (kind == SET_SPLIT) { /* the table across groups must refuse it */
-                    const size_t d = distinct_keys(in, n, clsort_type_size(types[ti]));
+                    const size_t d = distinct_keys(types[ti], in, n);
                     CHECK(d > FILL_SET_MAX + 1, "%s: the split input holds %zu keys, not more "
                           "than the set's %u", clsort_type_name(types[ti]), d, FILL_SET_MAX + 1);
                 }

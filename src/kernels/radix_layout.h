@@ -19,9 +19,9 @@
 #define ST_REV_N 6 /* with PASS_REVERSE: n, low word then high word */
 /* The few keys' fill (GPU shapes, clsort_radix_fill_check): the pass whose
  * digits the check tries as the keys' names (p + 1; FILL_SET: the keys
- * themselves, below; 0: no check), the
- * number of keys where every key is one of them (0: the passes sort), and
- * the word of their table (FILL_TABLE_WORDS, after the passes' words). */
+ * themselves, below; 0: no check), the number of keys where every key is
+ * one of them (0: the passes sort), and the word of their table
+ * (FILL_TABLE_WORDS, after the passes' words). */
 #define ST_FILL 8
 #define ST_FILL_KEYS 9
 #define ST_FILL_AT 10
