@@ -58,6 +58,20 @@
 #endif
 /* rows of each warp whose runs of equal digits are counted (OS_MATCH) */
 #define OS_RUN_ROWS 3
+/* The word of a warp's counters and masks that holds digit d: the low 5
+ * bits (the bank) XORed with 13 times bits 5-7, a bijection within each 32
+ * words, so that match.any, the ballots and the runs see the same peers.
+ * Digits that real keys share often differ only above bit 4 (AND-reduced
+ * keys' digits with few bits set, sorted keys whose digit steps by 32),
+ * and those lanes' atomics on one bank serialise; spread, they land on
+ * different banks, while uniform digits stay uniform. For 4-byte integer
+ * keys alone: float keys' and 8-byte keys' tiles measured slower with it
+ * (docs/PERFORMANCE.md, decision log, GPU pass). */
+#if RADIX >= 32 && CLSORT_KEY_BYTES == 4 && CLSORT_KEY_KIND != 2 && !HAVE_VALUES
+#define OS_WORD(d) ((d) ^ ((((d) >> 5) & 7u) * 13u & 31u))
+#else
+#define OS_WORD(d) (d)
+#endif
 #endif
 
 /* The local memory of a tile, by ranking variant: one struct, so that the
@@ -154,7 +168,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define OS_BY_BALLOT 1
 #define OS_BY_MATCH 2
 
-/* The rank of a key of digit d among the warp's keys so far: its peers
+/* The rank of a key of digit d (its word OS_WORD(d), as the counters and
+ * masks are indexed) among the warp's keys so far: its peers
  * (same digit, this round) get consecutive places after what the warp's
  * earlier keys of that digit took; the highest peer bumps the warp's
  * counter wh[d] and broadcasts the old value. wm: the warp's digit masks
@@ -254,11 +269,12 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++)
         keys[j] = ITEM_OK(j) ? ksrc[j * 32] : (KEY_T)0;
     /* the digits, 4 to a word, for the ranking (computed once: a float
-     * key's image takes several instructions) */
+     * key's image takes several instructions), as the words of the
+     * warp's counters and masks that hold them (OS_WORD) */
     uint dg[(CLSORT_OS_ITEMS + 3) / 4];
 #pragma unroll
     for (uint j = 0; j < CLSORT_OS_ITEMS; j++) {
-        const uint d = ITEM_OK(j) ? DIG(keys[j]) : RADIX - 1;
+        const uint d = OS_WORD(ITEM_OK(j) ? DIG(keys[j]) : RADIX - 1);
         if (ITEM_OK(j))
             atomic_inc(&wh[d]);
         dg[j / 4] = j % 4 ? dg[j / 4] | d << (8 * (j % 4)) : d;
@@ -291,8 +307,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
         uint rows = 0; /* the rows of each warp this digit is in, estimated */
 #endif
         for (uint w = 0; w < WARPS; w++) {
-            uint c = lwh[w * RADIX + lid];
-            lwh[w * RADIX + lid] = tot;
+            uint c = lwh[w * RADIX + OS_WORD(lid)];
+            lwh[w * RADIX + OS_WORD(lid)] = tot;
             tot += c;
 #if OS_MATCH
             rows += min(c, (uint)CLSORT_OS_ITEMS);
@@ -330,15 +346,15 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #endif
         m->lstart[lid] = excl;
         for (uint w = 0; w < WARPS; w++)
-            lwh[w * RADIX + lid] += excl;
+            lwh[w * RADIX + OS_WORD(lid)] += excl;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     FOR_EACH_LOCAL(d, RADIX) {
         uint tot = 0;
         for (uint w = 0; w < WARPS; w++) {
-            uint c = lwh[w * RADIX + d];
-            lwh[w * RADIX + d] = tot;
+            uint c = lwh[w * RADIX + OS_WORD(d)];
+            lwh[w * RADIX + OS_WORD(d)] = tot;
             tot += c;
         }
         m->lcount[d] = tot;
@@ -350,7 +366,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     clsort_local_exclusive_scan(m->lstart, RADIX, m->scan_s);
     FOR_EACH_LOCAL(d, RADIX)
         for (uint w = 0; w < WARPS; w++)
-            lwh[w * RADIX + d] += m->lstart[d];
+            lwh[w * RADIX + OS_WORD(d)] += m->lstart[d];
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
