@@ -8,14 +8,14 @@ of a row (another commit or card) as markers beside its bar.
 The plot of docs/PERFORMANCE.md (from the repository root):
 
   G="GPU rows on the H100 with the few keys' fill (da15ec1)"
-  S="GPU rows on the H200 with the fill by a set of keys (ba52eb3)"
+  S="GPU rows on the H200 with the fill by a set of keys (d7dc03d)"
   C="CPU rows on the Xeon-16 with the fill from tiles (ffdc3ac)"
   bench/dists_svg.py --size 33554432 \
       --panel "GPU, clsort/CUB (H200, device buffers, 9921373)=docs/perf/h200_dists_1127c.md" \
       --panel "CPU, clsort/ips4o (Xeon-16, PoCL 5, device buffers, 01dbd52)=docs/perf/xeon16_dists_1127b.md" \
       --later "0:u32@few-2=2.70:$G" --later "0:u32@few-unique=2.65:$G" \
-      --later "0:u32@few-1024=1.30:$S" --later "0:u32@zipf-1k=1.61:$S" \
-      --later "0:u64@few-1024=2.81:$S" \
+      --later "0:u32@few-1024=1.29:$S" --later "0:u32@zipf-1k=1.61:$S" \
+      --later "0:u64@few-1024=2.58:$S" \
       --later "1:u32@few-2=2.52:$C" --later "1:u32@few-unique=1.92:$C" > docs/perf/dists.svg
 
 --later PANEL:CASE=RATIO:LABEL adds a marker to row CASE of panel PANEL
