@@ -19,7 +19,8 @@
 #        AB_TUNINGS: CLSORT_BUILD_OPTIONS instead of a tuning, several joined
 #        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+";
 #        "SPEC~-DX=1+-DY=2": a tuning spec and options together); for abrev also
-#        AB_OLD_DIR (another revision's tree);
+#        AB_OLD_DIR (another revision's tree), or AB_TREES ("NAME=DIR ...":
+#        several, each built into build-NAME and run as variant NAME);
 #        BUILD_PEERS=0 builds clsort alone (no CUB, no CPU peers)
 # The device tool brings back at most 8 files: end with the pack stage,
 # which leaves results.tar.gz (everything) and the few files most read.
@@ -475,6 +476,7 @@ ab_rounds() {
             local bin=./$BUILD/clsort opts=${CLSORT_BUILD_OPTIONS:-} spec=""
             case $t in
                 old) bin=./build-old/clsort ;;
+                tree:*) bin=./build-${t#tree:}/clsort ;;
                 tuned) ;;
                 opts:*) opts=${t#opts:}; opts=${opts//+/ } ;; # + between options
                 *~*) spec=${t%%~*}; opts=${t#*~}; opts=${opts//+/ } ;; # a spec~options
@@ -494,19 +496,33 @@ stage_ab() {
     ab_rounds ${AB_TUNINGS:-tuned}
 }
 
+# Builds the clsort of source tree $2 into $1 (once), its log in $OUT.
+build_tree() {
+    [ -x "$1/clsort" ] && return 0
+    { cmake -S "$2" -B "$1" -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=OFF \
+        -DCLSORT_BUILD_TESTS=OFF && cmake --build "$1" -j"$(nproc)" --target clsort; } \
+        > "$OUT/$1.log" 2>&1 || { tail -20 "$OUT/$1.log"; return 1; }
+}
+
 stage_abrev() {
-    # another revision's whole tree (AB_OLD_DIR, made by
-    # 'git archive REV | tar -x -C DIR': the device gets no .git) built into
-    # build-old, then its clsort and this tree's alternating round by round;
-    # AB_TUNINGS apply to this tree's build
-    local old=${AB_OLD_DIR:?AB_OLD_DIR: a source tree to compare with}
-    log "A/B against $old: ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
-    if [ ! -x build-old/clsort ]; then
-        { cmake -S "$old" -B build-old -DCMAKE_BUILD_TYPE=Release -DCLSORT_BUILD_EXAMPLES=OFF \
-            -DCLSORT_BUILD_TESTS=OFF && cmake --build build-old -j"$(nproc)" --target clsort; } \
-            > "$OUT/build-old.log" 2>&1 || { tail -20 "$OUT/build-old.log"; return; }
+    # other revisions' whole trees (made by 'git archive REV | tar -x -C
+    # DIR': the device gets no .git): AB_OLD_DIR built into build-old and
+    # run as variant "old", or each NAME=DIR of AB_TREES into build-NAME
+    # as variant "tree:NAME"; then they and this tree's variants alternate
+    # round by round (AB_TUNINGS apply to this tree's build)
+    local variants="" tree
+    if [ -n "${AB_TREES:-}" ]; then
+        for tree in $AB_TREES; do
+            build_tree "build-${tree%%=*}" "${tree#*=}" || return
+            variants="$variants tree:${tree%%=*}"
+        done
+    else
+        build_tree build-old "${AB_OLD_DIR:?AB_OLD_DIR or AB_TREES: a source tree to compare with}" ||
+            return
+        variants=old
     fi
-    ab_rounds old ${AB_TUNINGS:-tuned}
+    log "A/B against$variants: ${AB_CASES:-u32} ${AB_SIZES:-32M,256M}, ${AB_ROUNDS:-2} rounds"
+    ab_rounds $variants ${AB_TUNINGS:-tuned}
 }
 
 stage_pack() {
