@@ -20,7 +20,7 @@
 #        by "+", "opts:-DX=1+-DY=2", so no option may contain a "+";
 #        "SPEC~-DX=1+-DY=2": a tuning spec and options together); for abrev also
 #        AB_OLD_DIR (another revision's tree), or AB_TREES ("NAME=DIR ...":
-#        several, each built into build-NAME and run as variant NAME);
+#        several, each built into build-NAME and run as variant tree:NAME);
 #        BUILD_PEERS=0 builds clsort alone (no CUB, no CPU peers)
 # The device tool brings back at most 8 files: end with the pack stage,
 # which leaves results.tar.gz (everything) and the few files most read.
