@@ -1112,6 +1112,29 @@ inline void clsort_set_gather(global uint *w, uint descending, volatile local se
 }
 #endif
 
+/* The fill's table (tab: the keys in the sort's order, start: where each
+ * key's run starts) from the nk keys of okey (their order keys) and cnt
+ * (their counts), local: each key's rank among them and the keys before
+ * it. A macro: the two ways of the check keep keys and counts of other
+ * widths. Integer keys only (the host asks for no check of floats). */
+#if CLSORT_KEY_KIND == 2
+#define FILL_TABLE_ROWS(nk, okey, cnt, tab, start, descending)
+#else
+#define FILL_TABLE_ROWS(nk, okey, cnt, tab, start, descending)                                  \
+    FOR_EACH_LOCAL(i_, nk) {                                                                   \
+        const KEY_T o_ = (KEY_T)(okey)[i_];                                                    \
+        uint rank_ = 0;                                                                        \
+        ulong before_ = 0;                                                                     \
+        for (uint e_ = 0; e_ < (nk); e_++)                                                     \
+            if ((KEY_T)(okey)[e_] < o_) {                                                      \
+                rank_++;                                                                       \
+                before_ += (cnt)[e_];                                                          \
+            }                                                                                  \
+        (tab)[rank_] = clsort_order_key_inverse(o_, descending);                               \
+        (start)[rank_] = before_;                                                              \
+    }
+#endif
+
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
 {
@@ -1273,10 +1296,11 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
                     ok_l = 0;
                 key |= (KEY_T)((ulong)x << (32 * h));
             }
-            cnt[d] = c;
-            lut[d] = key;
-            if (c)
-                atomic_inc(&keys_l);
+            if (c) { /* the digit's key, in a list of the keys as the set's */
+                const uint i = atomic_inc(&keys_l);
+                lut[i] = clsort_order_key(key, 0, KEY_BITS, descending);
+                cnt[i] = c;
+            }
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -1290,41 +1314,18 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     const uint at = ST_PASS(passes);
     global ulong *start = (global ulong *)(state + at);
     global KEY_T *tab = (global KEY_T *)(state + at + FILL_TABLE_KEYS(RADIX));
+    const uint nk = keys_l;
     if (by_set) {
 #if FILL_SET_OK
-        const uint nk = keys_l;
-        FOR_EACH_LOCAL(i, nk) {
-            const set_t o = skey[i];
-            uint rank = 0;
-            ulong before = 0;
-            for (uint e = 0; e < nk; e++)
-                if (skey[e] < o) {
-                    rank++;
-                    before += scnt[e];
-                }
-            tab[rank] = clsort_order_key_inverse((KEY_T)o, descending);
-            start[rank] = before;
-        }
+        FILL_TABLE_ROWS(nk, skey, scnt, tab, start, descending);
 #endif
     } else {
-        FOR_EACH_LOCAL(d, RADIX)
-            if (cnt[d]) {
-                const KEY_T o = clsort_order_key(lut[d], 0, KEY_BITS, descending);
-                uint rank = 0;
-                ulong before = 0;
-                for (uint e = 0; e < RADIX; e++)
-                    if (cnt[e] && clsort_order_key(lut[e], 0, KEY_BITS, descending) < o) {
-                        rank++;
-                        before += cnt[e];
-                    }
-                tab[rank] = lut[d];
-                start[rank] = before;
-            }
+        FILL_TABLE_ROWS(nk, lut, cnt, tab, start, descending);
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
-        start[keys_l] = n;
-        state[ST_FILL_KEYS] = keys_l;
+        start[nk] = n;
+        state[ST_FILL_KEYS] = nk;
         state[ST_FILL_AT] = at;
         for (uint q = 0; q < passes; q++)
             state[ST_PASS(q) + ST_PASS_ACTIVE] = q == 0 ? PASS_FILL : PASS_OFF;
