@@ -1200,6 +1200,42 @@ void test_radix_fill(void)
             CHECK(!ok || got == 0, "%s: %s: the fill ran (%d keys)", spec,
                   k ? "uniform u32" : "few f32", got);
         }
+        /* keys in reverse order of the sort, ties too (16-bit keys past
+         * 65536): the check's launch reverses them (FILL_REVERSE), pass 0
+         * none; with its first and last keys swapped, or in order, it does
+         * not */
+        for (size_t ti = 0; ok && ti < 6; ti++)
+            for (int k = 0; ok && k < 4; k++) {
+                /* k: reversed ascending, in order descending, reversed with
+                 * the first and last keys swapped, in order ascending */
+                const clsort_type t = types[ti];
+                const size_t kb = clsort_type_size(t), n = n_all - (ti & 1); /* odd, even */
+                unsigned char *in = malloc(n * kb);
+                if (!in) {
+                    CHECK(false, "out of host memory");
+                    break;
+                }
+                data_fill(in, t, n, k == 1 || k == 3 ? DATA_SORTED : DATA_REVERSED,
+                          test_seed("fill_rev", n, (unsigned)ti));
+                if (k == 2) {
+                    unsigned char tmp[8];
+                    memcpy(tmp, in, kb);
+                    memcpy(in, in + (n - 1) * kb, kb);
+                    memcpy(in + (n - 1) * kb, tmp, kb);
+                }
+                sort_case c = make(t, DATA_REVERSED, n, CHECK_KEYS);
+                c.input = in;
+                c.opt.descending = k == 1;
+                ok = sort_and_check(ctx, &c, spec);
+                const int check = clsort_radix_last_fill_check(ctx);
+                const bool want = k < 2;
+                CHECK(!ok || (check == (int)FILL_REVERSE) == want,
+                      "%s: %s, n=%zu, case %d: the check's state %#x, the reversal %s",
+                      spec, clsort_type_name(t), n, k, (unsigned)check,
+                      want ? "expected" : "not expected");
+                ok = ok && (check == (int)FILL_REVERSE) == want;
+                free(in);
+            }
         clsort_context_release(ctx);
     }
 }

@@ -10,7 +10,8 @@
  *                         the same for every key (they are skipped: the
  *                         particle-cell case; all of them where the keys
  *                         are in order already, and where they are in
- *                         reverse order, pass 0's launch reverses them),
+ *                         reverse order, pass 0's launch reverses them, or
+ *                         the fill check's where it runs),
  *                         and decides on the device
  *                         which buffer each remaining pass reads and writes,
  *                         so that the result always ends in the caller's
@@ -27,7 +28,9 @@
  *                         counts look like few keys, whether the keys are
  *                         at most FILL_SET_MAX), and if so the passes'
  *                         launches write every place from those keys
- *                         instead of sorting (12 bytes a key in all);
+ *                         instead of sorting (12 bytes a key in all); and
+ *                         where the keys are in reverse order, it reverses
+ *                         them (FILL_REVERSE);
  * and ends with
  *   clsort_radix_finish   the copy back (one active pass) and, for argsort
  *                         with every pass skipped, the identity permutation
@@ -616,7 +619,8 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * pass, as if every digit were constant (argsort's indices are then the
  * identity, written by the finish); keys in reverse order skip every pass
  * too, and pass 0's launch reverses them (PASS_REVERSE, with n in
- * ST_REV_N).
+ * ST_REV_N), or where the fill check runs (fill_gate), its launch
+ * (FILL_REVERSE).
  *
  * fill_gate (GPU shapes, keys alone of an integer type over all their
  * bits; 0: never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
@@ -844,7 +848,13 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                         state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
                 }
             }
-            if (ordered == 2) {
+            if (ordered == 2 && fill_gate) {
+                /* the check's launch reverses the keys in U: a light
+                 * kernel with many loads in flight, where pass 0's has the
+                 * onesweep tile's registers (fill_gate: keys alone) */
+                state[ST_FILL] = FILL_REVERSE;
+                state[ST_IOTA] = 0;
+            } else if (ordered == 2) {
                 /* pass 0's launch reverses the keys in U (and writes
                  * argsort's indices itself) */
                 global uint *w = state + ST_PASS(0);
@@ -995,7 +1005,8 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
  * run starts) and turns pass 0 into PASS_FILL and every other pass off,
  * so that the passes' launches write each place from the table and read
  * nothing. The words in scratch at fill_off are zero before (the upfront
- * count zeroes scratch). */
+ * count zeroes scratch). With FILL_REVERSE (keys in reverse order, every
+ * pass off) it reverses the keys in place instead (clsort_reverse_keys). */
 #if CLSORT_KEY_BYTES == 8
 #define FILL_KW 2u
 #else
@@ -1135,6 +1146,34 @@ inline void clsort_set_gather(global uint *w, uint descending, volatile local se
     }
 #endif
 
+/* FILL_REVERSE: key i trades places with key n - 1 - i, every work-item
+ * of the launch taking pairs at the launch's stride, the loads of
+ * REV_PAIRS pairs issued before their stores (more loads in flight). */
+#define REV_PAIRS 4
+inline void clsort_reverse_keys(global KEY_T *keys, ulong n)
+{
+    const ulong pairs = n / 2, stride = get_global_size(0);
+    for (ulong b = get_global_id(0); b < pairs; b += REV_PAIRS * stride) {
+        KEY_T lo[REV_PAIRS], hi[REV_PAIRS];
+#pragma unroll
+        for (uint j = 0; j < REV_PAIRS; j++) {
+            const ulong i = b + j * stride;
+            if (i < pairs) {
+                lo[j] = keys[i];
+                hi[j] = keys[n - 1 - i];
+            }
+        }
+#pragma unroll
+        for (uint j = 0; j < REV_PAIRS; j++) {
+            const ulong i = b + j * stride;
+            if (i < pairs) {
+                keys[i] = hi[j];
+                keys[n - 1 - i] = lo[j];
+            }
+        }
+    }
+}
+
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
 {
@@ -1151,6 +1190,10 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     const uint fp = state[ST_FILL];
     if (!fp)
         return;
+    if (fp == FILL_REVERSE) {
+        clsort_reverse_keys(keys + keys_off, n);
+        return;
+    }
     const bool by_set = FILL_SET_OK && fp == FILL_SET;
     const uint lid = get_local_id(0), p = by_set ? 0u : fp - 1;
     const uint shift = clsort_pass_shift(0, p), mask = clsort_pass_mask(0, KEY_BITS, p);

@@ -128,6 +128,9 @@
  * scratch: the number of keys in it, key 0's count, each slot's count,
  * then the slots' keys (2 words each; fill_at is even). */
 #define FILL_SET 0x100u
+/* ST_FILL = FILL_REVERSE: the keys are in reverse order, and the check's
+ * launch reverses them (the passes all skipped) */
+#define FILL_REVERSE 0x200u
 #define FILL_SET_MAX 1024u
 #define FILL_SET_LOCAL_BITS 11u
 #define FILL_SET_LOCAL (1u << FILL_SET_LOCAL_BITS)
