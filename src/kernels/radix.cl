@@ -173,6 +173,37 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
     }
 }
 
+/* A work-item's digits of one pass counted in h: one atomic_inc a key, or
+ * with CLSORT_HIST_RUNS one atomic_add a run of equal digits among its
+ * keys k[j] (keys in order put a warp's keys on one counter, where its
+ * lanes' atomics serialise). */
+#ifndef CLSORT_HIST_RUNS
+#define CLSORT_HIST_RUNS 0
+#endif
+#if CLSORT_HIST_RUNS
+#define HIST_COUNT_PASS(OK, hp, shift, mask, flip)                                        \
+    do {                                                                                  \
+        uint d_run = DIGIT_OF(k[0], shift, mask, flip), c_run = OK(0) ? 1u : 0u;          \
+        _Pragma("unroll") for (uint j = 1; j < CLSORT_HIST_ITEMS; j++) {                  \
+            const uint d = DIGIT_OF(k[j], shift, mask, flip);                             \
+            if (d != d_run) {                                                             \
+                if (c_run)                                                                \
+                    atomic_add(&(hp)[d_run], c_run);                                      \
+                d_run = d;                                                                \
+                c_run = 0;                                                                \
+            }                                                                             \
+            c_run += OK(j) ? 1u : 0u;                                                     \
+        }                                                                                 \
+        if (c_run)                                                                        \
+            atomic_add(&(hp)[d_run], c_run);                                              \
+    } while (0)
+#else
+#define HIST_COUNT_PASS(OK, hp, shift, mask, flip)                                        \
+    _Pragma("unroll") for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)                        \
+        if (OK(j))                                                                        \
+            atomic_inc(&(hp)[DIGIT_OF(k[j], shift, mask, flip)])
+#endif
+
 /* One round of the work-group shapes' count: the keys k[j] that exist
  * (OK(j)) noted with want_bits, then their digits of every pass counted in
  * h (a macro, so that the vector and scalar rounds compile as written out). */
@@ -186,9 +217,7 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
             const uint shift = clsort_pass_shift(begin_bit, p);                           \
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);                    \
             const uint flip = descending ? mask : 0;                                      \
-            _Pragma("unroll") for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)                \
-                if (OK(j))                                                                \
-                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);        \
+            HIST_COUNT_PASS(OK, h + p * RADIX, shift, mask, flip);                        \
         }                                                                                 \
     } while (0)
 
@@ -619,8 +648,8 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * pass, as if every digit were constant (argsort's indices are then the
  * identity, written by the finish); keys in reverse order skip every pass
  * too, and pass 0's launch reverses them (PASS_REVERSE, with n in
- * ST_REV_N), or where the fill check runs (fill_gate), its launch
- * (FILL_REVERSE).
+ * ST_REV_N), or for 8-byte keys where the fill check runs (fill_gate),
+ * its launch (FILL_REVERSE).
  *
  * fill_gate (GPU shapes, keys alone of an integer type over all their
  * bits; 0: never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
@@ -848,10 +877,11 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                         state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
                 }
             }
-            if (ordered == 2 && fill_gate) {
-                /* the check's launch reverses the keys in U: a light
-                 * kernel with many loads in flight, where pass 0's has the
-                 * onesweep tile's registers (fill_gate: keys alone) */
+            if (ordered == 2 && fill_gate && CLSORT_KEY_BYTES == 8) {
+                /* 8-byte keys: the check's launch reverses the keys in U,
+                 * a light kernel with many loads in flight, where pass 0's
+                 * has the wide tile's registers (fill_gate: keys alone);
+                 * 4-byte keys reverse as fast in pass 0's launch */
                 state[ST_FILL] = FILL_REVERSE;
                 state[ST_IOTA] = 0;
             } else if (ordered == 2) {
