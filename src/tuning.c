@@ -50,7 +50,7 @@ static const clsort_tuning_row table[] = {
       .os_rank_pairs = 1 + CLSORT_RANK_BALLOT,
       .os_wg_wide = 256, .os_items_wide = 24, .lb_batch = 2, .lb_batch_pairs = 1,
       .os_match_max = 12,
-      .os_persist_wide = 3, .big_min = 8u << 20, .big_wg = 384, .big_items = 28,
+      .os_persist_wide = 3,
       .big_min_pairs = 8u << 20, .big_wg_pairs = 384, .big_items_pairs = 24,
       .cl_wg = 256, .cl_items = 8, .cl_groups = 4, .hist_wg = 1024, .hist_items = 8,
       .hist_groups = 3, .plan_wg = 256, .skip_min = 1u << 20, .order_min = 1u << 20,

@@ -173,37 +173,6 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
     }
 }
 
-/* A work-item's digits of one pass counted in h: one atomic_inc a key, or
- * with CLSORT_HIST_RUNS one atomic_add a run of equal digits among its
- * keys k[j] (keys in order put a warp's keys on one counter, where its
- * lanes' atomics serialise). */
-#ifndef CLSORT_HIST_RUNS
-#define CLSORT_HIST_RUNS 0
-#endif
-#if CLSORT_HIST_RUNS
-#define HIST_COUNT_PASS(OK, hp, shift, mask, flip)                                        \
-    do {                                                                                  \
-        uint d_run = DIGIT_OF(k[0], shift, mask, flip), c_run = OK(0) ? 1u : 0u;          \
-        _Pragma("unroll") for (uint j = 1; j < CLSORT_HIST_ITEMS; j++) {                  \
-            const uint d = DIGIT_OF(k[j], shift, mask, flip);                             \
-            if (d != d_run) {                                                             \
-                if (c_run)                                                                \
-                    atomic_add(&(hp)[d_run], c_run);                                      \
-                d_run = d;                                                                \
-                c_run = 0;                                                                \
-            }                                                                             \
-            c_run += OK(j) ? 1u : 0u;                                                     \
-        }                                                                                 \
-        if (c_run)                                                                        \
-            atomic_add(&(hp)[d_run], c_run);                                              \
-    } while (0)
-#else
-#define HIST_COUNT_PASS(OK, hp, shift, mask, flip)                                        \
-    _Pragma("unroll") for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)                        \
-        if (OK(j))                                                                        \
-            atomic_inc(&(hp)[DIGIT_OF(k[j], shift, mask, flip)])
-#endif
-
 /* One round of the work-group shapes' count: the keys k[j] that exist
  * (OK(j)) noted with want_bits, then their digits of every pass counted in
  * h (a macro, so that the vector and scalar rounds compile as written out). */
@@ -217,7 +186,9 @@ inline void clsort_count_key(KEY_T k, uint p_lo, uint p_hi, uint begin_bit, uint
             const uint shift = clsort_pass_shift(begin_bit, p);                           \
             const uint mask = clsort_pass_mask(begin_bit, end_bit, p);                    \
             const uint flip = descending ? mask : 0;                                      \
-            HIST_COUNT_PASS(OK, h + p * RADIX, shift, mask, flip);                        \
+            _Pragma("unroll") for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)                \
+                if (OK(j))                                                                \
+                    atomic_inc(&h[p * RADIX + DIGIT_OF(k[j], shift, mask, flip)]);        \
         }                                                                                 \
     } while (0)
 

@@ -149,13 +149,7 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
         if (bases_off == BASES_OF_PASS)
             bases_off = (ulong)pass * RADIX;
     }
-#ifndef CLSORT_OS_STATE_FIRST
-#define CLSORT_OS_STATE_FIRST 0
-#endif
-    /* CLSORT_OS_STATE_FIRST: the plan read before the tile's number, so
-     * that an inactive pass's work-groups take none (one counter: its
-     * atomics serialise) */
-    if (!CLSORT_OS_STATE_FIRST && get_local_id(0) == 0)
+    if (get_local_id(0) == 0)
         m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
     const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
@@ -165,8 +159,6 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
                            kb, vu + vu_off, va, vb, portion_start, portion_len, state);
         return;
     }
-    if (CLSORT_OS_STATE_FIRST && get_local_id(0) == 0)
-        m.tile = atomic_inc(&tile_counter[counter_idx]);
     bases += bases_off;
     ku += ku_off;
     vu += vu_off;
