@@ -11,7 +11,7 @@
  *                         particle-cell case; all of them where the keys
  *                         are in order already, and where they are in
  *                         reverse order, pass 0's launch reverses them, or
- *                         the fill check's where it runs),
+ *                         for 8-byte keys the fill check's where it runs),
  *                         and decides on the device
  *                         which buffer each remaining pass reads and writes,
  *                         so that the result always ends in the caller's
@@ -29,8 +29,8 @@
  *                         at most FILL_SET_MAX), and if so the passes'
  *                         launches write every place from those keys
  *                         instead of sorting (12 bytes a key in all); and
- *                         where the keys are in reverse order, it reverses
- *                         them (FILL_REVERSE);
+ *                         where 8-byte keys are in reverse order, it
+ *                         reverses them (FILL_REVERSE);
  * and ends with
  *   clsort_radix_finish   the copy back (one active pass) and, for argsort
  *                         with every pass skipped, the identity permutation
