@@ -574,9 +574,11 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
              s.passes >= 2 && !chained;
     s.order = order_mode(ctx, job, &s);
     const radix_route route = choose_route(ctx, job, &s);
-    /* the few keys' check: LSD order's own count and plan, the passes in
-     * their own launches */
-    s.fill = s.fill && (route == ROUTE_FUSED || route == ROUTE_LSD) && !chained;
+    /* the few keys' check: LSD order's own count and plan, or the CPU
+     * shape's pending plan (MSD order refused), the passes in their own
+     * launches */
+    s.fill = s.fill && route != ROUTE_SINGLE && route != ROUTE_PROLOGUE &&
+             route != ROUTE_CLASSIC && !chained;
     switch (route) {
     case ROUTE_SINGLE:
         return radix_run_single(ctx, prog, job, &s, &b, seq);
@@ -593,6 +595,8 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     case ROUTE_MSD:
     case ROUTE_CLASSIC:
         CLSORT_TRY(count_and_plan_filled(ctx, prog, job, &s, &b, route, seq));
+        if (s.fill)
+            CLSORT_TRY(run_fill_check(ctx, prog, job, &s, &b, seq));
         break;
     }
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP)

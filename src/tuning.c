@@ -24,7 +24,9 @@
 /* The PoCL rows' shape; LARGE_MIN: see large_bits. plan_wg 1 (the plan in
  * one work-item) for correctness: PoCL 5 planned one-pass u8 sorts with 64
  * work-items as if the pass were constant (PERFORMANCE.md, decision log,
- * area CPU, `plan_wg`, `5b4b5b0`); one work-item plans in microseconds. */
+ * area CPU, `plan_wg`, `5b4b5b0`); one work-item plans in microseconds.
+ * fill_min: the few keys' check where the plan leaves MSD order (decision
+ * log, area CPU, the check after the pending plan). */
 #define POCL_CPU_ROW(LARGE_MIN, MSD_BOUND, TILE_MIN)                                          \
     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
@@ -35,7 +37,7 @@
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .msd_bound = (MSD_BOUND),                 \
      .large_bits = 11, .large_min = (LARGE_MIN),                                              \
      .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = (TILE_MIN),              \
-     .tile_min = (TILE_MIN)}
+     .tile_min = (TILE_MIN), .fill_min = 1u << 23}
 #define POCL_SEE                                                                              \
     "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
     "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"

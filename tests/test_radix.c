@@ -1139,12 +1139,18 @@ void test_radix_fill(void)
      * work-group, only across work-groups, and in the one round of one
      * work-group), nor for pairs, argsort, a bit window, floats or uniform
      * keys. The portable shape (rounds of 64 x 8 keys, two work-groups a
-     * compute unit: an even number), and the tuned one on NVIDIA (the fill
-     * from 100 keys' worth of bytes). */
-    const char *const *specs = fill_specs;
-    const bool nvidia = test_on_nvidia();
+     * compute unit: an even number), the tuned one on NVIDIA (the fill
+     * from 100 keys' worth of bytes), and on CPUs the CPU shape in LSD
+     * order (groups of one work-item, each checking a contiguous chunk). */
+    const bool nvidia = test_on_nvidia(), cpu = test_on_cpu();
+    const char *specs[4] = {fill_specs[0], fill_specs[1], fill_specs[2],
+                            "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=0,"
+                            "hist_wg=1,hist_items=1,hist_groups=2,plan_wg=64,fill_min=100,"
+                            "skip_min=0,order_min=1000,single_max=0,prologue_max=0"};
     const clsort_type *types = fill_types;
-    for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
+    for (size_t si = 0; si < 4; si++) {
+        if ((si == 2 && !nvidia) || (si == 3 && !cpu))
+            continue;
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;
@@ -1158,7 +1164,7 @@ void test_radix_fill(void)
                  * (500 keys: one round) */
                 const unsigned keys = kc == 0 ? 2 : kc == 1 ? 16 : 3;
                 const bool clash = kc >= 2;
-                if (kc >= 3 && si == 2)
+                if (kc >= 3 && si >= 2)
                     continue; /* the tuned rounds and work-groups are others */
                 const size_t n = kc == 4 ? 500 : n_all;
                 void *in = fill_input(types[ti], n, keys, clash, kc == 3 ? 512 : kc == 4 ? 1 : 0,
@@ -1228,7 +1234,7 @@ void test_radix_fill(void)
                 c.opt.descending = k == 1;
                 ok = sort_and_check(ctx, &c, spec);
                 const int check = clsort_radix_last_fill_check(ctx);
-                const bool want = k < 2 && kb == 8;
+                const bool want = k < 2 && kb == 8 && si != 3; /* not on CPU shapes */
                 CHECK(!ok || (check == (int)FILL_REVERSE) == want,
                       "%s: %s, n=%zu, case %d: the check's state %#x, the reversal %s",
                       spec, clsort_type_name(t), n, k, (unsigned)check,
@@ -1333,9 +1339,17 @@ void test_radix_fill_set(void)
      * (the table across groups), nor for pairs; the plan asks for no check
      * where key 0 is 30% of the keys, where pass 0 has every digit, nor for
      * uniform keys. The tuned shape on NVIDIA (the fill from 100 keys'
-     * worth of bytes). */
-    const char *const *specs = fill_specs;
-    const bool nvidia = test_on_nvidia();
+     * worth of bytes); on CPUs the CPU shape in MSD order with buckets of
+     * at most a sixteenth of a compute unit's share (msd_bound=1), which
+     * the common keys' top digits pass: the plan then takes LSD order and
+     * the check after the pending count, where the sort must fill as the
+     * other shapes do (and does at least once). */
+    const bool nvidia = test_on_nvidia(), cpu = test_on_cpu();
+    const char *specs[4] = {fill_specs[0], fill_specs[1], fill_specs[2],
+                            "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,"
+                            "msd_bound=1,hist_wg=1,hist_items=1,hist_groups=2,plan_wg=64,"
+                            "radix_bits=8,large_min=0,fill_min=100,skip_min=0,order_min=1000,"
+                            "single_max=0,prologue_max=0"};
     const clsort_type *types = fill_types;
     /* keys, key 0 and the largest among them, how drawn, keys the fill
      * writes, whether the plan asks for the set's check */
@@ -1351,21 +1365,24 @@ void test_radix_fill_set(void)
         {600, false, SET_DOMINANT, 0, false},  {600, false, SET_FULL, 0, false},
     };
     static const char *const kinds[] = {"", ", halves by round", ", key 0 30%", ", pass 0 full"};
-    for (size_t si = 0; si < (nvidia ? 3u : 2u); si++) {
+    for (size_t si = 0; si < 4; si++) {
+        if ((si == 2 && !nvidia) || (si == 3 && !cpu))
+            continue;
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
             return;
+        unsigned lsd_sorts = 0; /* the CPU shape's sorts in LSD order */
         /* 8-byte keys take the set only with 64-bit atomics */
         char ext[8192] = "";
         clGetDeviceInfo(ctx->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
         const bool atom64 = strstr(ext, "cl_khr_int64_base_atomics") != NULL;
         const char *spec = specs[si];
-        const size_t n = si == 2 ? 3000017 : si == 1 ? 70001 : 50021;
+        const size_t n = si == 3 ? 200003 : si == 2 ? 3000017 : si == 1 ? 70001 : 50021;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 6; ti++)
             for (size_t kc = 0; ok && kc < sizeof cases / sizeof cases[0]; kc++) {
                 const int kind = cases[kc].kind;
-                if (kind == SET_SPLIT && si == 2)
+                if (kind == SET_SPLIT && si >= 2)
                     continue; /* the tuned rounds and work-groups are others */
                 const bool wide = clsort_type_size(types[ti]) == 8 && !atom64;
                 void *in = fill_set_input(types[ti], n, cases[kc].keys, cases[kc].zero_max, kind,
@@ -1382,9 +1399,13 @@ void test_radix_fill_set(void)
                     c.input = in;
                     c.opt.descending = desc;
                     ok = sort_and_check(ctx, &c, spec);
-                    const int got = clsort_radix_last_fill(ctx), want = wide ? 0 : cases[kc].want;
+                    /* the CPU shape: no check where the plan took MSD order */
+                    const bool msd = si == 3 && clsort_radix_last_msd(ctx) != 0;
+                    lsd_sorts += si == 3 && !msd;
+                    const int got = clsort_radix_last_fill(ctx),
+                              want = wide || msd ? 0 : cases[kc].want;
                     const int check = clsort_radix_last_fill_check(ctx);
-                    const bool want_check = cases[kc].check && !wide;
+                    const bool want_check = cases[kc].check && !wide && !msd;
                     CHECK(!ok || got == want,
                           "%s: %s, %u keys%s%s%s, n=%zu: the fill wrote %d keys, expected %d",
                           spec, clsort_type_name(types[ti]), cases[kc].keys,
@@ -1414,6 +1435,7 @@ void test_radix_fill_set(void)
             const int check = clsort_radix_last_fill_check(ctx);
             CHECK(!ok || check == 0, "%s: uniform u32: the plan asked for check %d", spec, check);
         }
+        CHECK(!ok || si != 3 || lsd_sorts > 0, "%s: no sort took LSD order and the check", spec);
         clsort_context_release(ctx);
     }
 }

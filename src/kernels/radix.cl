@@ -848,7 +848,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                         state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
                 }
             }
-            if (ordered == 2 && fill_gate && CLSORT_KEY_BYTES == 8) {
+            if (ordered == 2 && fill_gate && CLSORT_KEY_BYTES == 8 && CLSORT_HIST_WG > 1) {
                 /* 8-byte keys: the check's launch reverses the keys in U,
                  * a light kernel with many loads in flight, where pass 0's
                  * has the wide tile's registers (fill_gate: keys alone);
@@ -888,7 +888,7 @@ void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
     clsort_plan(c, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,
                 bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
-                order_mode, phase == PLAN_ALL ? fill : 0u);
+                order_mode, phase == PLAN_ALL || phase == PLAN_PENDING ? fill : 0u);
 }
 
 /* The one-work-group start of a small sort (one portion): counts every
@@ -1013,6 +1013,15 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
 #else
 #define FILL_KW 1u
 #endif
+/* The check's keys per work-item a round: the count's on work-group
+ * shapes; on the CPU shapes (one work-item a group) rounds of 64 keys,
+ * each group taking a contiguous chunk of rounds (PoCL's threads then
+ * read their own lines in order) */
+#if CLSORT_HIST_WG == 1
+#define CHECK_ITEMS 64u
+#else
+#define CHECK_ITEMS CLSORT_HIST_ITEMS
+#endif
 
 #if FILL_SET_OK
 inline uint clsort_set_hash(set_t k, uint bits)
@@ -1056,6 +1065,24 @@ inline uint clsort_set_hash(set_t k, uint bits)
 CLSORT_SET_FIND(clsort_set_find_local, local)
 CLSORT_SET_FIND(clsort_set_find_global, global)
 
+/* clsort_set_find_local for a group of one work-item (the CPU shapes):
+ * plain loads and stores, which the compiler may keep in flight together */
+inline int clsort_set_find_one(local set_t *t, set_t k, local uint *used)
+{
+    uint h = clsort_set_hash(k, FILL_SET_LOCAL_BITS);
+    for (uint j = 0; j < FILL_SET_PROBES; j++, h = (h + 1) & (FILL_SET_LOCAL - 1u)) {
+        const set_t v = t[h];
+        if (v == k)
+            return (int)h;
+        if (v == 0) {
+            t[h] = k;
+            ++*used;
+            return (int)h;
+        }
+    }
+    return -1;
+}
+
 /* A round's keys k (those below n from r0, this work-item's) counted in
  * the group's table (lkey, lcnt); returns how many are key 0. Past
  * FILL_SET_MAX keys (*used) none is added, and *bad takes the round's
@@ -1067,7 +1094,25 @@ inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile
                              volatile local uint *bad)
 {
     uint zero = 0;
-    for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+#if CLSORT_HIST_WG == 1
+    local set_t *ok = (local set_t *)lkey;
+    local uint *oc = (local uint *)lcnt, *ou = (local uint *)used;
+    for (uint j = 0; j < CHECK_ITEMS; j++) {
+        const set_t x = (set_t)k[j];
+        if (r0 + j >= n) {
+        } else if (x == 0) {
+            zero++;
+        } else {
+            const int at = *ou <= FILL_SET_MAX ? clsort_set_find_one(ok, x, ou) : -1;
+            if (at < 0)
+                *bad = r;
+            else
+                oc[at]++;
+        }
+    }
+    return zero;
+#endif
+    for (uint j = 0; j < CHECK_ITEMS; j++) {
         const set_t x = (set_t)k[j];
         if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n) {
         } else if (x == 0) {
@@ -1221,8 +1266,17 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         new_l = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* ulong: with 32-bit indices, a round past n near 2^32 must not wrap */
-    const ulong round = (ulong)CLSORT_HIST_WG * CLSORT_HIST_ITEMS;
+    const ulong round = (ulong)CLSORT_HIST_WG * CHECK_ITEMS;
+#if CLSORT_HIST_WG == 1
+    /* a contiguous chunk of whole rounds a group */
+    const ulong chunk = ((n + round - 1) / round + get_num_groups(0) - 1) / get_num_groups(0) *
+                        round;
+    const ulong r_lo = get_group_id(0) * chunk, r_hi = min(r_lo + chunk, (ulong)n);
+    const ulong stride = round;
+#else
+    const ulong r_lo = get_group_id(0) * round, r_hi = n;
     const ulong stride = (ulong)get_num_groups(0) * round;
+#endif
     uint bad = 0, told = 0, r = 0, zero = 0, stopped = 0;
     /* A round: its keys loaded first (all in flight), then each counted
      * (by_set) or compared with its digit's key where the digit was seen
@@ -1231,11 +1285,11 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
      * after a second barrier each is compared with it. Whether another
      * group has stopped is read at every eighth round (an atomic's round
      * trip before the barrier). */
-    for (ulong r0 = get_group_id(0) * round; r0 < n; r0 += stride, r++) { /* uniform */
-        KEY_T k[CLSORT_HIST_ITEMS];
-        uint dg[CLSORT_HIST_ITEMS];
-        ulong fresh = 0; /* a bit per key (hist_items <= 64) */
-        for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) { /* the loads first, all in flight */
+    for (ulong r0 = r_lo; r0 < r_hi; r0 += stride, r++) { /* uniform */
+        KEY_T k[CHECK_ITEMS];
+        uint dg[CHECK_ITEMS];
+        ulong fresh = 0; /* a bit per key (CHECK_ITEMS <= 64) */
+        for (uint j = 0; j < CHECK_ITEMS; j++) { /* the loads first, all in flight */
             const ulong i = r0 + (ulong)j * CLSORT_HIST_WG + lid;
             k[j] = i < n ? keys[i] : 0;
         }
@@ -1246,7 +1300,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             zero += clsort_set_round(k, r0, n, r, skey, scnt, &used_l, &bad_l);
 #endif
         } else {
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++) {
+            for (uint j = 0; j < CHECK_ITEMS; j++) {
                 dg[j] = DIGIT_OF(k[j], shift, mask, flip);
                 if (r0 + (ulong)j * CLSORT_HIST_WG + lid < n) {
                     if (seen[dg[j]])
@@ -1268,13 +1322,13 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             break;
         }
         if (new_l) { /* uniform: read after the barrier */
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+            for (uint j = 0; j < CHECK_ITEMS; j++)
                 if (fresh >> j & 1)
                     lut[dg[j]] = k[j]; /* one of the round's fresh keys wins */
             barrier(CLK_LOCAL_MEM_FENCE);
             if (lid == 0)
                 new_l = 0; /* every work-item has read it */
-            for (uint j = 0; j < CLSORT_HIST_ITEMS; j++)
+            for (uint j = 0; j < CHECK_ITEMS; j++)
                 if (fresh >> j & 1) {
                     bad |= lut[dg[j]] != k[j];
                     seen[dg[j]] = 1;

@@ -132,7 +132,13 @@
  * launch reverses them (the passes all skipped) */
 #define FILL_REVERSE 0x200u
 #define FILL_SET_MAX 1024u
+/* the groups of one work-item (CPU shapes) take a sparser table: fewer
+ * keys probe past their first slot (a branch the CPU mispredicts) */
+#if defined(CLSORT_HIST_WG) && CLSORT_HIST_WG == 1
+#define FILL_SET_LOCAL_BITS 14u
+#else
 #define FILL_SET_LOCAL_BITS 11u
+#endif
 #define FILL_SET_LOCAL (1u << FILL_SET_LOCAL_BITS)
 #define FILL_SET_BITS 12u
 #define FILL_SET_SLOTS (1u << FILL_SET_BITS)
