@@ -1095,23 +1095,23 @@ inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile
 {
     uint zero = 0;
 #if CLSORT_HIST_WG == 1
-    local set_t *ok = (local set_t *)lkey;
-    local uint *oc = (local uint *)lcnt, *ou = (local uint *)used;
+    /* one work-item: the table without volatile or atomics */
+    local set_t *tk = (local set_t *)lkey;
+    local uint *tc = (local uint *)lcnt, *tu = (local uint *)used;
     for (uint j = 0; j < CHECK_ITEMS; j++) {
         const set_t x = (set_t)k[j];
         if (r0 + j >= n) {
         } else if (x == 0) {
             zero++;
         } else {
-            const int at = *ou <= FILL_SET_MAX ? clsort_set_find_one(ok, x, ou) : -1;
+            const int at = *tu <= FILL_SET_MAX ? clsort_set_find_one(tk, x, tu) : -1;
             if (at < 0)
                 *bad = r;
             else
-                oc[at]++;
+                tc[at]++;
         }
     }
-    return zero;
-#endif
+#else
     for (uint j = 0; j < CHECK_ITEMS; j++) {
         const set_t x = (set_t)k[j];
         if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n) {
@@ -1127,6 +1127,7 @@ inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile
                 atomic_inc(&lcnt[at]);
         }
     }
+#endif
     return zero;
 }
 
