@@ -55,6 +55,8 @@ bool test_thorough(clsort_context *ctx);
 bool test_on_nvidia(void);
 /* True when the test device is a CPU; false when there is no device. */
 bool test_on_cpu(void);
+/* the test device's local memory in bytes (0: no device) */
+uint64_t test_local_mem(void);
 
 /* Independent reference (reference.c): the stable sorting permutation of
  * keys under the documented order, by merge sort with a comparator written

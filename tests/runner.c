@@ -161,6 +161,12 @@ bool test_on_cpu(void)
     return probe_device(&info) && info.is_cpu;
 }
 
+uint64_t test_local_mem(void)
+{
+    clsort_device_info info;
+    return probe_device(&info) ? info.local_mem_bytes : 0;
+}
+
 bool test_thorough(clsort_context *ctx)
 {
     clsort_device_info info;

@@ -1086,6 +1086,13 @@ static const char *const fill_specs[] = {
     "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
     "fill_min=100",
 };
+/* Whether the device's local memory holds the CPU shape's check (its
+ * table of 2^FILL_SET_ONE_BITS slots; radix_onesweep_shape) */
+static bool cpu_fill_local(void)
+{
+    return test_local_mem() >= ((uint64_t)12 << FILL_SET_ONE_BITS) + 8 * 256 * 8;
+}
+
 static const clsort_type fill_types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
                                          CLSORT_I64, CLSORT_U16, CLSORT_I16};
 
@@ -1142,7 +1149,7 @@ void test_radix_fill(void)
      * compute unit: an even number), the tuned one on NVIDIA (the fill
      * from 100 keys' worth of bytes), and on CPUs the CPU shape in LSD
      * order (groups of one work-item, each checking a contiguous chunk). */
-    const bool nvidia = test_on_nvidia(), cpu = test_on_cpu();
+    const bool nvidia = test_on_nvidia(), cpu = test_on_cpu() && cpu_fill_local();
     const char *specs[4] = {fill_specs[0], fill_specs[1], fill_specs[2],
                             "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=0,"
                             "hist_wg=1,hist_items=1,hist_groups=2,plan_wg=64,fill_min=100,"
@@ -1344,7 +1351,7 @@ void test_radix_fill_set(void)
      * the common keys' top digits pass: the plan then takes LSD order and
      * the check after the pending count, where the sort must fill as the
      * other shapes do (and does at least once). */
-    const bool nvidia = test_on_nvidia(), cpu = test_on_cpu();
+    const bool nvidia = test_on_nvidia(), cpu = test_on_cpu() && cpu_fill_local();
     const char *specs[4] = {fill_specs[0], fill_specs[1], fill_specs[2],
                             "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,"
                             "msd_bound=1,hist_wg=1,hist_items=1,hist_groups=2,plan_wg=64,"

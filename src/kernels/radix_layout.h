@@ -134,8 +134,9 @@
 #define FILL_SET_MAX 1024u
 /* the groups of one work-item (CPU shapes) take a sparser table: fewer
  * keys probe past their first slot (a branch the CPU mispredicts) */
+#define FILL_SET_ONE_BITS 14u
 #if defined(CLSORT_HIST_WG) && CLSORT_HIST_WG == 1
-#define FILL_SET_LOCAL_BITS 14u
+#define FILL_SET_LOCAL_BITS FILL_SET_ONE_BITS
 #else
 #define FILL_SET_LOCAL_BITS 11u
 #endif
