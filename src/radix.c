@@ -588,17 +588,15 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     case ROUTE_FUSED:
     case ROUTE_LSD:
         CLSORT_TRY(count_and_plan_lsd(ctx, prog, job, &s, &b, route, seq));
-        if (s.fill)
-            CLSORT_TRY(run_fill_check(ctx, prog, job, &s, &b, seq));
         break;
     case ROUTE_MSD_TILES:
     case ROUTE_MSD:
     case ROUTE_CLASSIC:
         CLSORT_TRY(count_and_plan_filled(ctx, prog, job, &s, &b, route, seq));
-        if (s.fill)
-            CLSORT_TRY(run_fill_check(ctx, prog, job, &s, &b, seq));
         break;
     }
+    if (s.fill)
+        CLSORT_TRY(run_fill_check(ctx, prog, job, &s, &b, seq));
     if (s.algorithm == CLSORT_ALGORITHM_ONESWEEP)
         CLSORT_TRY(radix_run_onesweep(ctx, prog, job, &s, &b, seq));
     else

@@ -131,14 +131,9 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
      * check's launch costs the same, wider keys' passes more;
      * clsort_radix_sort keeps it for the routes of separate pass launches;
      * on the CPU shape where MSD order is refused, after the pending plan) */
-    s->fill = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 &&
-              (!s->msd || s->rank == CLSORT_RANK_SERIAL) &&
-              !segments && P >= 2 && s->allow_skip && radix_keys_alone_whole(job);
-    /* groups of one work-item keep a table of 2^FILL_SET_ONE_BITS slots
-     * (8-byte keys, 4-byte counts) and the check's other arrays in local
-     * memory: the check only where the device has that much */
-    if (s->hist_wg == 1 && lmem < ((size_t)12 << FILL_SET_ONE_BITS) + 8 * (size_t)R * 8)
-        s->fill = false;
+    s->fill = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 && !segments &&
+              P >= 2 && s->allow_skip && radix_keys_alone_whole(job) &&
+              (s->hist_wg > 1 || lmem >= FILL_ONE_LOCAL_BYTES(R));
     s->fill_at = div_up(s->one_at + (s->msd ? ONE_WORDS(R) : 0), 2) * 2; /* 8-byte keys' slots */
     /* the look-back areas last, in whole 16-byte words (the upfront
      * count zeroes them: run_upfront), each tile's row starting on a

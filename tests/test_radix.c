@@ -1086,11 +1086,11 @@ static const char *const fill_specs[] = {
     "prologue_max=0,chain_max=0,fused_max=0,portion_max=30000",
     "fill_min=100",
 };
-/* Whether the device's local memory holds the CPU shape's check (its
- * table of 2^FILL_SET_ONE_BITS slots; radix_onesweep_shape) */
+/* Whether the device's local memory holds the CPU shape's check (as
+ * radix_onesweep_shape asks, for 8-bit digits) */
 static bool cpu_fill_local(void)
 {
-    return test_local_mem() >= ((uint64_t)12 << FILL_SET_ONE_BITS) + 8 * 256 * 8;
+    return test_local_mem() >= FILL_ONE_LOCAL_BYTES(256);
 }
 
 static const clsort_type fill_types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,

@@ -1094,40 +1094,30 @@ inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile
                              volatile local uint *bad)
 {
     uint zero = 0;
-#if CLSORT_HIST_WG == 1
-    /* one work-item: the table without volatile or atomics */
-    local set_t *tk = (local set_t *)lkey;
-    local uint *tc = (local uint *)lcnt, *tu = (local uint *)used;
-    for (uint j = 0; j < CHECK_ITEMS; j++) {
-        const set_t x = (set_t)k[j];
-        if (r0 + j >= n) {
-        } else if (x == 0) {
-            zero++;
-        } else {
-            const int at = *tu <= FILL_SET_MAX ? clsort_set_find_one(tk, x, tu) : -1;
-            if (at < 0)
-                *bad = r;
-            else
-                tc[at]++;
-        }
-    }
-#else
     for (uint j = 0; j < CHECK_ITEMS; j++) {
         const set_t x = (set_t)k[j];
         if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n) {
         } else if (x == 0) {
             zero++;
         } else {
+#if CLSORT_HIST_WG == 1
+            /* one work-item: the table without volatile or atomics */
+            local uint *tu = (local uint *)used;
+            const int at = *tu <= FILL_SET_MAX ? clsort_set_find_one((local set_t *)lkey, x, tu)
+                                               : -1;
+#else
             const int at = *used <= FILL_SET_MAX
                                ? clsort_set_find_local(lkey, x, FILL_SET_LOCAL_BITS, used)
                                : -1;
+#endif
             if (at < 0)
                 *bad = r;
+            else if (CLSORT_HIST_WG == 1)
+                ((local uint *)lcnt)[at]++;
             else
                 atomic_inc(&lcnt[at]);
         }
     }
-#endif
     return zero;
 }
 

@@ -135,6 +135,9 @@
 /* the groups of one work-item (CPU shapes) take a sparser table: fewer
  * keys probe past their first slot (a branch the CPU mispredicts) */
 #define FILL_SET_ONE_BITS 14u
+/* the check's local memory on groups of one work-item, at most: that
+ * table (8-byte keys, 4-byte counts) and its arrays of r digits */
+#define FILL_ONE_LOCAL_BYTES(r) (((size_t)12 << FILL_SET_ONE_BITS) + 64 * (size_t)(r))
 #if defined(CLSORT_HIST_WG) && CLSORT_HIST_WG == 1
 #define FILL_SET_LOCAL_BITS FILL_SET_ONE_BITS
 #else
