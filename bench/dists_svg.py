@@ -7,22 +7,22 @@ of a row (another commit or card) as markers beside its bar.
 
 The plot of docs/PERFORMANCE.md (from the repository root):
 
-  G="GPU rows on the H100 with the few keys' fill (da15ec1)"
-  S="GPU rows on the H200 with the fill by a set of keys (d7dc03d)"
   H="GPU rows on the H100, bank spread and 256 x 24 tiles (b0cce66)"
   C="CPU rows on the Xeon-16 with the fill from tiles (ffdc3ac)"
+  K="CPU rows on the Xeon-16 with the CPU check (0d04b4c)"
   bench/dists_svg.py --size 33554432 \
-      --panel "GPU, clsort/CUB (H200, device buffers, 9921373)=docs/perf/h200_dists_1127c.md" \
+      --panel "GPU, clsort/CUB (H200, device buffers, 4d998a2)=docs/perf/h200_dists_1128.md" \
       --panel "CPU, clsort/ips4o (Xeon-16, PoCL 5, device buffers, 01dbd52)=docs/perf/xeon16_dists_1127b.md" \
-      --later "0:u32@few-2=2.70:$G" --later "0:u32@few-unique=2.74:$H" \
-      --later "0:u32@few-1024=1.31:$H" --later "0:u32@zipf-1k=1.61:$S" \
-      --later "0:u64@few-1024=2.58:$S" \
+      --later "0:u32@few-unique=2.74:$H" --later "0:u32@few-1024=1.31:$H" \
       --later "0:u32@and-2=1.10:$H" --later "0:u32@and-4=1.04:$H" --later "0:u32@sorted-runs=1.15:$H" \
       --later "0:u32@zipf-1m=1.05:$H" --later "0:u32@sorted-swaps=1.09:$H" --later "0:f32@normal=1.04:$H" \
       --later "0:u32@uniform=1.03:$H" --later "0:u32@reversed=2.93:$H" --later "0:u64@reversed=4.90:$H" \
       --later "0:u64@uniform=1.03:$H" --later "0:u64@zipf-1m=1.04:$H" --later "0:u32+4@few-unique=1.01:$H" \
       --later "0:u32+4@zipf-1m=1.05:$H" --later "0:u32+4@uniform=1.04:$H" \
-      --later "1:u32@few-2=2.52:$C" --later "1:u32@few-unique=1.92:$C" > docs/perf/dists.svg
+      --later "1:u32@few-2=2.52:$C" --later "1:u32@few-unique=1.92:$C" \
+      --later "1:u32@zipf-1k=0.94:$K" --later "1:u32@and-4=0.88:$K" --later "1:u32@few-1024=1.04:$K" \
+      --later "1:u32@zipf-1m=1.06:$K" --later "1:u32@uniform=2.82:$K" --later "1:u32@and-2=2.07:$K" \
+      > docs/perf/dists.svg
 
 --later PANEL:CASE=RATIO:LABEL adds a marker to row CASE of panel PANEL
 (0-based). Rows are the tables' rows at --size, in their order.
