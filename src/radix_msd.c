@@ -103,7 +103,7 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
     cl_ulong koff = job->keys_off, flag_off = s->tiled_at, one_off = s->one_at,
              map_off = s->tiled ? s->map_at : 0;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, fill_only = s->fill_only;
+            desc = job->descending, fill_only = s->fill_only, few = s->fill && ctx->tuning.sample_few;
     idx_arg a_n, a_max;
     cl_uint order_check = s->order != 0;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_sample, .ku = CLSORT_ARG(b->ku),
@@ -114,7 +114,7 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
                                .scratch = CLSORT_ARG(b->scratch), .flag_off = CLSORT_ARG(flag_off),
                                .order_check = CLSORT_ARG(order_check),
                                .one_off = CLSORT_ARG(one_off), .map_off = CLSORT_ARG(map_off),
-                               .fill_only = CLSORT_ARG(fill_only)));
+                               .fill_only = CLSORT_ARG(fill_only), .few = CLSORT_ARG(few)));
     return clsort_launch(ctx, ks, "clsort_radix_sample", 1, 1, seq);
 }
 

@@ -105,7 +105,11 @@
       "onesweep in LSD order, work-group shapes, keys alone of an integer type over all their "   \
       "bits, from this n of 4-byte keys on (wider keys from as many bytes): where every pass "     \
       "has few digits, or the counts look like few keys, a check whether the keys are few "       \
-      "(up to 1024), and then each place written from them (0: never)")
+      "(up to 1024), and then each place written from them (0: never)")                        \
+    X(sample_few, NUM, 0, 1, none,                                                                \
+      "MSD order's sample estimates how many distinct keys there are (Chao1), and where they "    \
+      "look few (up to 1536) the plans take LSD order, so that the few keys' check runs (where "  \
+      "fill_min lets it; 0: never)")
 
 /* The classic count and scatter passes. */
 #define CLSORT_TUNING_KEYS_CLASSIC(X)                                                             \

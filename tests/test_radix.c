@@ -1789,3 +1789,58 @@ void test_radix_mapped(void)
     }
     clsort_context_release(ctx);
 }
+
+/* The sample's estimate of few keys (TILE_FEW, clsort_radix_sample): on the
+ * CPU shape in MSD order, keys drawn from 300 and 1000 distinct values take
+ * LSD order and the few keys' check, which writes them (the fill's count
+ * asserted) where MSD order would have taken them; 4000 and 6000 values
+ * keep MSD order. From tiles (tile_min 1, where PoCL builds them) at 200003
+ * keys, and without (tile_min 0) at 1048583 (the sample from 2^20 keys on),
+ * with sample_few on (the PoCL rows of 8 cores or more); u32, i64 and u16,
+ * ascending and descending, checked against the reference. */
+void test_radix_fill_sample(void)
+{
+    if (!test_on_cpu() || !cpu_fill_local())
+        return;
+    const char *const specs[] = {"fill_min=100,sample_few=1,tile_min=1,nt_min=1,order_min=1000",
+                                 "fill_min=100,sample_few=1,tile_min=0,order_min=1000"};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_I64, CLSORT_U16};
+    static const unsigned keys[] = {300, 1000, 4000, 6000};
+    for (size_t si = 0; si < 2; si++) {
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        const size_t n = si == 0 ? 200003 : 1048583;
+        bool ok = true;
+        for (size_t ti = 0; ok && ti < 3; ti++)
+            for (size_t kc = 0; ok && kc < 4; kc++) {
+                const clsort_type t = types[ti];
+                if (clsort_type_size(t) == 2 && keys[kc] > 1000)
+                    continue; /* 16-bit keys: few in any case */
+                void *in = fill_set_input(t, n, keys[kc], false, SET_EVEN,
+                                          test_seed("fill_sample", n, (unsigned)(kc * 4 + ti)));
+                if (!in) {
+                    ok = false;
+                    break;
+                }
+                for (int desc = 0; ok && desc < 2; desc++) {
+                    sort_case c = make(t, DATA_FEW_UNIQUE, n, CHECK_KEYS);
+                    c.input = in;
+                    c.opt.descending = desc;
+                    ok = sort_and_check(ctx, &c, specs[si]);
+                    const int got = clsort_radix_last_fill(ctx), msd = clsort_radix_last_msd(ctx);
+                    const bool few = keys[kc] <= 1000;
+                    CHECK(!ok || (few ? got == (int)keys[kc] && msd == 0 : got == 0 && msd == 1),
+                          "%s: %s, %u keys%s, n=%zu: the fill wrote %d keys, MSD order %d; "
+                          "expected %s",
+                          specs[si], clsort_type_name(t), keys[kc], desc ? ", descending" : "",
+                          n, got, msd, few ? "the fill" : "MSD order");
+                    ok = ok && (few ? got == (int)keys[kc] && msd == 0 : got == 0 && msd == 1);
+                }
+                free(in);
+            }
+        clsort_context_release(ctx);
+        if (!ok)
+            return;
+    }
+}

@@ -93,7 +93,8 @@
 #define CLSORT_ARGS_clsort_radix_sample(F, X)                                                      \
     F(global const KEY_T *, ku) X(ulong, ku_off) X(idx_t, n) X(uint, pass) X(uint, begin_bit)      \
     X(uint, end_bit) X(uint, descending) X(idx_t, msd_max) X(global uint *, scratch)               \
-    X(ulong, flag_off) X(uint, order_check) X(ulong, one_off) X(ulong, map_off) X(uint, fill_only)
+    X(ulong, flag_off) X(uint, order_check) X(ulong, one_off) X(ulong, map_off) X(uint, fill_only) \
+    X(uint, few)
 #define CLSORT_ARGS_clsort_radix_tiles(F, X)                                                       \
     F(global const KEY_T *, ku) X(ulong, ku_off) X(global KEY_T *, ka)                             \
     X(global const VAL_T *, vu) X(ulong, vu_off) X(global VAL_T *, va) X(uint, len) X(uint, pass)  \

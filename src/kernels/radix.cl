@@ -770,8 +770,11 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         const bool fill_bad = fill && (tile_flag & TILE_FILL_BAD) != 0;
         const bool few = ((phase == PLAN_TILES || phase == PLAN_TOP) && (tile_flag == 2 || fill)) ||
                          (phase == PLAN_PENDING && fill_flag);
+        /* the sample's keys looked few (TILE_FEW; MSD order's phases, whose
+         * bitwords hold the flag): LSD order and the check */
+        const bool few_keys = phase != PLAN_ALL && (tile_flag & TILE_FEW) != 0;
         const bool msd =
-            !fill_bad &&
+            !fill_bad && !few_keys &&
             (most <= msd_max ||
              (mapped && top == passes - 1 && active >= 3 && most <= TILE_MAPPED_MAX * msd_max) ||
              (few && top == passes - 1 && active >= 3 && msd_max > 0));

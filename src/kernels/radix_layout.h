@@ -88,6 +88,15 @@
  * fill_only): the tile pass does not run, the upfront count counts the top
  * pass, and the plan reads flag 2 as without tiles (clsort_tiles_ran). */
 #define TILE_SKIP 16u
+/* With TILE_SKIP (no tiles): the sample's keys look few (FEW_SAMPLE_MAX),
+ * so the plans refuse MSD order, and the few keys' check runs after the
+ * pending plan (the host's `few`: where the shape allows the check). The
+ * estimate is Chao1's, d + f1 (f1 - 1) / (2 (f2 + 1)) from the samples'
+ * d distinct keys, f1 of them seen once and f2 twice, counted in a table
+ * of 2^FEW_SLOTS_BITS slots (at least twice the samples). */
+#define TILE_FEW 32u
+#define FEW_SAMPLE_MAX (FILL_SET_MAX + FILL_SET_MAX / 2)
+#define FEW_SLOTS_BITS 13u
 /* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
  * words, MSD shapes only, zero before the sample), in this order: which
  * digits of the top pass the sample found one key and big

@@ -546,10 +546,28 @@ inline KEY_T clsort_one_key(const global uint *one, uint d)
  * map); TILE_FILL where every top digit of the samples is one key (few
  * distinct values; keys alone of an integer type, all bits). One
  * work-item. MSD order without tiles runs it too: there the tile pass does
- * not run, and the plan reads flag 2 alone. */
+ * not run, and the plan reads flag 2 alone. With few (the check may run),
+ * TILE_FEW | TILE_SKIP where the samples' keys look few (TILE_FEW) and are
+ * neither one key a top digit nor in order. */
+#if FILL_SET_OK
+#define SAMPLE_FEW_OK 1
+#else
+#define SAMPLE_FEW_OK 0
+#endif
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 {
+#if SAMPLE_FEW_OK
+    /* the samples' keys (0: an empty slot; key 0 counted apart) and counts */
+    local set_t few_key[1u << FEW_SLOTS_BITS];
+    local ushort few_cnt[1u << FEW_SLOTS_BITS];
+    uint zeros = 0;
+    if (few)
+        for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
+            few_key[e] = 0;
+            few_cnt[e] = 0;
+        }
+#endif
     uint go = 0;
     const uint ns = TILE_SAMPLES((ulong)n);
     if (n >= ns && n <= 0xffffffffu && msd_max > 0) {
@@ -594,6 +612,17 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             if (i)
                 fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
             prev = k;
+#if SAMPLE_FEW_OK
+            if (few && (set_t)k == 0) {
+                zeros++;
+            } else if (few) { /* at most half the slots taken: a slot is found */
+                uint e = clsort_set_hash((set_t)k, FEW_SLOTS_BITS);
+                while (few_key[e] != 0 && few_key[e] != (set_t)k)
+                    e = (e + 1) & ((1u << FEW_SLOTS_BITS) - 1u);
+                few_key[e] = (set_t)k;
+                few_cnt[e]++;
+            }
+#endif
         }
         /* Few distinct values (at most TILE_MIXED_MAX digits whose samples
          * differ): a bucket whose samples are one key, or two, is taken to
@@ -666,12 +695,27 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * whose order check may spare the whole sort */
         if (order_check && (fl & ORDER_BOTH) != ORDER_BOTH)
             go = 0;
+#if SAMPLE_FEW_OK
+        /* few keys, by Chao1's estimate (TILE_FEW): the check where LSD order
+         * runs is cheaper than the buckets of MSD order */
+        else if (few && go != TILE_FILL) {
+            ulong d = zeros != 0, f1 = zeros == 1, f2 = zeros == 2;
+            for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++)
+                if (few_cnt[e]) {
+                    d++;
+                    f1 += few_cnt[e] == 1;
+                    f2 += few_cnt[e] == 2;
+                }
+            if (d + f1 * (f1 - (f1 != 0)) / (2 * (f2 + 1)) <= FEW_SAMPLE_MAX)
+                go = TILE_FEW | TILE_SKIP;
+        }
+#endif
         /* the candidates for clsort_radix_one_copy: buckets whose samples
          * are one key past what one work-item may take (TILE_ONE_KEY_MAX
          * times the bound). Smaller ones stay with the buckets' launch,
          * where one work-item copies each while the others sort theirs
          * (the copies' launch would run before them, not beside) */
-        if (go) {
+        if (go && !(go & TILE_FEW)) {
             global uint *one = scratch + one_off;
             for (uint d = 0; d < RADIX; d++) {
                 const bool big = (ulong)h[d] * n > (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
