@@ -59,12 +59,20 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
         s->scratch_words += MAP_WORDS(R);
 }
 
+/* The sample's estimate of few keys (tuning sample_few; TILE_FEW): where
+ * the device's local memory holds its table */
+static bool radix_sample_few(const clsort_context *ctx)
+{
+    return ctx->tuning.sample_few && ctx->facts.local_mem_bytes >= FEW_LOCAL_BYTES;
+}
+
 /* The CPU shape's defines: MSD order's buckets of up to CLSORT_IN_LOCAL
  * keys pass through local memory (bucket_local_bytes), buckets from tuning
  * bucket_split bytes split first (CLSORT_IN_SPLIT keys), sorts from tuning
  * nt_min bytes stream their lines (CLSORT_NT_MIN keys; x86-64 builds by
- * clang only), and the top digit may come from tiles (CLSORT_TILED); 0:
- * never. */
+ * clang only), the top digit may come from tiles (CLSORT_TILED), and the
+ * sample may estimate the distinct keys (CLSORT_SAMPLE_FEW: radix_sample_few);
+ * 0: never. */
 int radix_msd_options(const clsort_context *ctx, const radix_shape *s,
                       const clsort_key_kind *key, char *opts, int len, size_t size)
 {
@@ -72,9 +80,10 @@ int radix_msd_options(const clsort_context *ctx, const radix_shape *s,
                  kv = key->bytes + s->val_bytes;
     return len + snprintf(opts + len, size - (size_t)len,
                           " -DCLSORT_IN_LOCAL=%zu -DCLSORT_IN_SPLIT=%zu -DCLSORT_NT_MIN=%zu"
-                          " -DCLSORT_TILED=%d",
+                          " -DCLSORT_TILED=%d -DCLSORT_SAMPLE_FEW=%d",
                           bucket_local_bytes(ctx) / kv, split ? (split + kv - 1) / kv : 0,
-                          nt ? (nt + kv - 1) / kv : 0, ctx->tuning.tile_min ? 1 : 0);
+                          nt ? (nt + kv - 1) / kv : 0, ctx->tuning.tile_min ? 1 : 0,
+                          radix_sample_few(ctx) ? 1 : 0);
 }
 
 /* MSD order only where the top digit makes buckets enough to keep every
@@ -103,7 +112,8 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
     cl_ulong koff = job->keys_off, flag_off = s->tiled_at, one_off = s->one_at,
              map_off = s->tiled ? s->map_at : 0;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
-            desc = job->descending, fill_only = s->fill_only, few = s->fill && ctx->tuning.sample_few;
+            desc = job->descending, fill_only = s->fill_only,
+            few = s->fill && radix_sample_few(ctx);
     idx_arg a_n, a_max;
     cl_uint order_check = s->order != 0;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_sample, .ku = CLSORT_ARG(b->ku),

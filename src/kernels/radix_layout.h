@@ -97,6 +97,9 @@
 #define TILE_FEW 32u
 #define FEW_SAMPLE_MAX (FILL_SET_MAX + FILL_SET_MAX / 2)
 #define FEW_SLOTS_BITS 13u
+/* the table's local memory (8-byte keys, 2-byte counts): the sample is
+ * built with it (CLSORT_SAMPLE_FEW) only where the device has that much */
+#define FEW_LOCAL_BYTES ((size_t)10 << FEW_SLOTS_BITS)
 /* MSD order's big one-key buckets (scratch at one_at, ONE_WORDS(radix)
  * words, MSD shapes only, zero before the sample), in this order: which
  * digits of the top pass the sample found one key and big

@@ -549,7 +549,7 @@ inline KEY_T clsort_one_key(const global uint *one, uint d)
  * not run, and the plan reads flag 2 alone. With few (the check may run),
  * TILE_FEW | TILE_SKIP where the samples' keys look few (TILE_FEW) and are
  * neither one key a top digit nor in order. */
-#if FILL_SET_OK
+#if FILL_SET_OK && defined(CLSORT_SAMPLE_FEW) && CLSORT_SAMPLE_FEW
 #define SAMPLE_FEW_OK 1
 #else
 #define SAMPLE_FEW_OK 0
