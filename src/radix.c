@@ -549,7 +549,7 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
          * the sample whether buckets past the bound are one key each */
         if (route == ROUTE_MSD && radix_samples(job, s))
             CLSORT_TRY(radix_run_sample(ctx, prog, job, s, b, seq));
-        CLSORT_TRY(run_upfront(ctx, prog, job, s, b, s->passes - 1, s->passes, 1, GATE_NONE,
+        CLSORT_TRY(run_upfront(ctx, prog, job, s, b, s->passes - 1, s->passes, 1, GATE_FIRST,
                                onesweep, true, seq));
         CLSORT_TRY(run_plan(ctx, prog, job, s, b, PLAN_TOP, seq));
     }

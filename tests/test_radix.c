@@ -1793,8 +1793,9 @@ void test_radix_mapped(void)
 /* The sample's estimate of few keys (TILE_FEW, clsort_radix_sample): on the
  * CPU shape in MSD order, keys drawn from 300 and 1000 distinct values take
  * LSD order and the few keys' check, which writes them (the fill's count
- * asserted) where MSD order would have taken them; 4000 and 6000 values
- * keep MSD order. From tiles (tile_min 1, where PoCL builds them) at 200003
+ * asserted) where MSD order would have taken them; 1100 values look few
+ * too, but the check refuses them: LSD order's passes sort them, from the
+ * one count of every pass; 4000 and 6000 values keep MSD order. From tiles (tile_min 1, where PoCL builds them) at 200003
  * keys, and without (tile_min 0) at 1048583 (the sample from 2^20 keys on),
  * with sample_few on (the PoCL rows of 8 cores or more); u32, i64 and u16,
  * ascending and descending, checked against the reference. */
@@ -1805,7 +1806,7 @@ void test_radix_fill_sample(void)
     const char *const specs[] = {"fill_min=100,sample_few=1,tile_min=1,nt_min=1,order_min=1000",
                                  "fill_min=100,sample_few=1,tile_min=0,order_min=1000"};
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I64, CLSORT_U16};
-    static const unsigned keys[] = {300, 1000, 4000, 6000};
+    static const unsigned keys[] = {300, 1000, 1100, 4000, 6000};
     for (size_t si = 0; si < 2; si++) {
         clsort_context *ctx = test_context(specs[si]);
         if (!ctx)
@@ -1813,7 +1814,7 @@ void test_radix_fill_sample(void)
         const size_t n = si == 0 ? 200003 : 1048583;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 3; ti++)
-            for (size_t kc = 0; ok && kc < 4; kc++) {
+            for (size_t kc = 0; ok && kc < 5; kc++) {
                 const clsort_type t = types[ti];
                 if (clsort_type_size(t) == 2 && keys[kc] > 1000)
                     continue; /* 16-bit keys: few in any case */
@@ -1829,13 +1830,15 @@ void test_radix_fill_sample(void)
                     c.opt.descending = desc;
                     ok = sort_and_check(ctx, &c, specs[si]);
                     const int got = clsort_radix_last_fill(ctx), msd = clsort_radix_last_msd(ctx);
-                    const bool few = keys[kc] <= 1000;
-                    CHECK(!ok || (few ? got == (int)keys[kc] && msd == 0 : got == 0 && msd == 1),
-                          "%s: %s, %u keys%s, n=%zu: the fill wrote %d keys, MSD order %d; "
-                          "expected %s",
+                    /* the fill's keys and MSD order expected */
+                    const int want = keys[kc] <= 1000 ? (int)keys[kc] : 0;
+                    const int want_msd = keys[kc] > 1100;
+                    CHECK(!ok || (got == want && msd == want_msd),
+                          "%s: %s, %u keys%s, n=%zu: the fill wrote %d keys (expected %d), MSD "
+                          "order %d (expected %d)",
                           specs[si], clsort_type_name(t), keys[kc], desc ? ", descending" : "",
-                          n, got, msd, few ? "the fill" : "MSD order");
-                    ok = ok && (few ? got == (int)keys[kc] && msd == 0 : got == 0 && msd == 1);
+                          n, got, want, msd, want_msd);
+                    ok = ok && got == want && msd == want_msd;
                 }
                 free(in);
             }

@@ -554,16 +554,21 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
 
 /* clsort_upfront_work at the given offsets; with GATE_PENDING it does
  * nothing unless MSD order's first plan left the decision pending
- * (ST_PENDING), with GATE_UNTILED nothing if the tile pass has counted the top digit and
- * noted the bits instead (its flag, the word after the bitwords: see
- * clsort_radix_tiles). The order flags go to order[order_off]. */
+ * (ST_PENDING), with GATE_UNTILED nothing if the tile pass has counted the
+ * top digit and noted the bits instead (its flag, the word after the
+ * bitwords: see clsort_radix_tiles). Where that flag has TILE_FEW, the
+ * first count (GATE_UNTILED, GATE_FIRST) counts every pass and the pending
+ * one nothing. The order flags go to order[order_off]. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
 {
     local uint h[MAX_PASSES * RADIX];
     local uint order_l;
-    const bool tiles_ran = clsort_tiles_ran(bitwords[bits_off + BITS_TILE_FLAG]);
-    if ((gated == GATE_PENDING && !state[ST_PENDING]) || (gated == GATE_UNTILED && tiles_ran))
+    const uint flag = bitwords[bits_off + BITS_TILE_FLAG];
+    const bool tiles_ran = clsort_tiles_ran(flag);
+    const bool few = gated != GATE_NONE && (flag & TILE_FEW) != 0; /* MSD order's counts */
+    if ((gated == GATE_PENDING && (!state[ST_PENDING] || few)) ||
+        (gated == GATE_UNTILED && tiles_ran))
         return;
     /* the top pass too, where the tile pass counted the map's buckets */
     const uint hi = gated == GATE_PENDING && state[ST_PENDING] == PENDING_RECOUNT ? p_hi + 1u
@@ -571,9 +576,9 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     /* the pending count zeroes (zero_vec) only after a tile pass that ran:
      * else the first count has */
     const ulong zv = gated == GATE_PENDING && !tiles_ran ? 0ul : zero_vec;
-    clsort_upfront_work(keys + keys_off, n, chunk, p_lo, hi, begin_bit, end_bit, descending,
-                        counts + counts_off, bitwords + bits_off, want_bits, zero + zero_off,
-                        zv, h, order_check, order + order_off, &order_l);
+    clsort_upfront_work(keys + keys_off, n, chunk, few ? 0u : p_lo, hi, begin_bit, end_bit,
+                        descending, counts + counts_off, bitwords + bits_off, want_bits,
+                        zero + zero_off, zv, h, order_check, order + order_off, &order_l);
 }
 
 /* The plan, by one work-group: counts[Q][P][RADIX] (one row per portion)

@@ -53,6 +53,10 @@
 #define GATE_NONE 0     /* always counts */
 #define GATE_PENDING 1  /* counts only where the first plan left ST_PENDING */
 #define GATE_UNTILED 2  /* counts only where the tile pass did not run */
+#define GATE_FIRST 3    /* MSD order's first count without tiles: always counts */
+/* Where the sample found the keys few (TILE_FEW: the plans take LSD order),
+ * the first count of MSD order (GATE_UNTILED, GATE_FIRST) counts every pass
+ * and the pending one (GATE_PENDING) nothing: one read of the keys. */
 /* The words after MSD order's four bit words (scratch at bits_at): the tile
  * pass's flag, then its tile counter. */
 #define BITS_TILE_FLAG 4
