@@ -1791,34 +1791,55 @@ void test_radix_mapped(void)
 }
 
 /* The sample's estimate of few keys (TILE_FEW, clsort_radix_sample): on the
- * CPU shape in MSD order, keys drawn from 300 and 1000 distinct values take
- * LSD order and the few keys' check, which writes them (the fill's count
- * asserted) where MSD order would have taken them; 1100 values look few
- * too, but the check refuses them: LSD order's passes sort them, from the
- * one count of every pass; 4000 and 6000 values keep MSD order. From tiles (tile_min 1, where PoCL builds them) at 200003
- * keys, and without (tile_min 0) at 1048583 (the sample from 2^20 keys on),
- * with sample_few on (the PoCL rows of 8 cores or more); u32, i64 and u16,
- * ascending and descending, checked against the reference. */
+ * CPU shape in MSD order, keys drawn from 300 and 1000 distinct values (key
+ * 0 and the largest key among the latter) take LSD order and the few keys'
+ * check, which writes them (the fill's count asserted) where MSD order
+ * would have taken them; 1100 values look few too, but the check refuses
+ * them: LSD order's passes sort them, from the one count of every pass;
+ * 4000 and 6000 values keep MSD order; and where the pending plan asks for
+ * no check (600 keys, pass 0 full; one key 30% of them), the order is the
+ * one taken without the estimate (sample_few=0). From tiles (tile_min 1,
+ * where PoCL builds them) at 200003 keys, and without (tile_min 0) at
+ * 1048583 (the sample from 2^20 keys on); u32, i64 and u16, ascending and
+ * descending, checked against the reference. */
 void test_radix_fill_sample(void)
 {
     if (!test_on_cpu() || !cpu_fill_local())
         return;
-    const char *const specs[] = {"fill_min=100,sample_few=1,tile_min=1,nt_min=1,order_min=1000",
-                                 "fill_min=100,sample_few=1,tile_min=0,order_min=1000"};
+    const char *const specs[] = {"fill_min=100,tile_min=1,nt_min=1,order_min=1000",
+                                 "fill_min=100,tile_min=0,order_min=1000"};
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I64, CLSORT_U16};
-    static const unsigned keys[] = {300, 1000, 1100, 4000, 6000};
+    /* keys, key 0 and the largest among them, how drawn, keys the fill
+     * writes, MSD order (-1: as with sample_few=0) */
+    static const struct {
+        unsigned keys;
+        bool zero_max;
+        int kind, fill, msd;
+    } cases[] = {
+        {300, false, SET_EVEN, 300, 0},      {1000, true, SET_EVEN, 1000, 0},
+        {1100, false, SET_EVEN, 0, 0},       {4000, false, SET_EVEN, 0, 1},
+        {6000, false, SET_EVEN, 0, 1},       {600, false, SET_FULL, 0, -1},
+        {600, false, SET_DOMINANT, 0, -1},
+    };
     for (size_t si = 0; si < 2; si++) {
-        clsort_context *ctx = test_context(specs[si]);
-        if (!ctx)
+        char on[200], off[200];
+        snprintf(on, sizeof on, "%s,sample_few=1", specs[si]);
+        snprintf(off, sizeof off, "%s,sample_few=0", specs[si]);
+        clsort_context *ctx = test_context(on), *ctx0 = ctx ? test_context(off) : NULL;
+        if (!ctx0) {
+            if (ctx)
+                clsort_context_release(ctx);
             return;
+        }
         const size_t n = si == 0 ? 200003 : 1048583;
         bool ok = true;
         for (size_t ti = 0; ok && ti < 3; ti++)
-            for (size_t kc = 0; ok && kc < 5; kc++) {
+            for (size_t kc = 0; ok && kc < sizeof cases / sizeof cases[0]; kc++) {
                 const clsort_type t = types[ti];
-                if (clsort_type_size(t) == 2 && keys[kc] > 1000)
+                if (clsort_type_size(t) == 2 && cases[kc].keys > 1000)
                     continue; /* 16-bit keys: few in any case */
-                void *in = fill_set_input(t, n, keys[kc], false, SET_EVEN,
+                void *in = fill_set_input(t, n, cases[kc].keys, cases[kc].zero_max,
+                                          cases[kc].kind,
                                           test_seed("fill_sample", n, (unsigned)(kc * 4 + ti)));
                 if (!in) {
                     ok = false;
@@ -1828,21 +1849,24 @@ void test_radix_fill_sample(void)
                     sort_case c = make(t, DATA_FEW_UNIQUE, n, CHECK_KEYS);
                     c.input = in;
                     c.opt.descending = desc;
-                    ok = sort_and_check(ctx, &c, specs[si]);
+                    int want_msd = cases[kc].msd;
+                    if (want_msd < 0) {
+                        ok = sort_and_check(ctx0, &c, off);
+                        want_msd = clsort_radix_last_msd(ctx0);
+                    }
+                    ok = ok && sort_and_check(ctx, &c, on);
                     const int got = clsort_radix_last_fill(ctx), msd = clsort_radix_last_msd(ctx);
-                    /* the fill's keys and MSD order expected */
-                    const int want = keys[kc] <= 1000 ? (int)keys[kc] : 0;
-                    const int want_msd = keys[kc] > 1100;
-                    CHECK(!ok || (got == want && msd == want_msd),
-                          "%s: %s, %u keys%s, n=%zu: the fill wrote %d keys (expected %d), MSD "
-                          "order %d (expected %d)",
-                          specs[si], clsort_type_name(t), keys[kc], desc ? ", descending" : "",
-                          n, got, want, msd, want_msd);
-                    ok = ok && got == want && msd == want_msd;
+                    CHECK(!ok || (got == cases[kc].fill && msd == want_msd),
+                          "%s: %s, %u keys (kind %d)%s, n=%zu: the fill wrote %d keys (expected "
+                          "%d), MSD order %d (expected %d)",
+                          on, clsort_type_name(t), cases[kc].keys, cases[kc].kind,
+                          desc ? ", descending" : "", n, got, cases[kc].fill, msd, want_msd);
+                    ok = ok && got == cases[kc].fill && msd == want_msd;
                 }
                 free(in);
             }
         clsort_context_release(ctx);
+        clsort_context_release(ctx0);
         if (!ok)
             return;
     }

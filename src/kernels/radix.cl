@@ -775,9 +775,39 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         const bool fill_bad = fill && (tile_flag & TILE_FILL_BAD) != 0;
         const bool few = ((phase == PLAN_TILES || phase == PLAN_TOP) && (tile_flag == 2 || fill)) ||
                          (phase == PLAN_PENDING && fill_flag);
+        /* the few keys' check LSD order would ask for (ST_FILL; 0: none): by
+         * the active pass of the most digits, where none has more than
+         * FILL_DIGITS_MAX */
+        uint fill_code = 0;
+        if (fill_gate && !ordered && active >= 2 && !copy_first) {
+            uint best = 0, most_digits = 0;
+            for (uint p = 0; p < passes; p++)
+                if (!constant_digit[p] && digits[p] > most_digits) {
+                    most_digits = digits[p];
+                    best = p;
+                }
+            if (most_digits <= FILL_DIGITS_MAX)
+                fill_code = best + 1;
+            else if (FILL_SET_OK && constant_digit[PLAN_SKEWED] == 1 && n <= 0xffffffffu) {
+                /* and every active pass leaves a digit empty: many keys
+                 * fill every digit of some pass (Zipf over 2^20 values,
+                 * the AND of two words), and an input of one common key
+                 * among many (the AND of four) has a digit of more than
+                 * a quarter of them; there a check that stops after its
+                 * first round still costs a few percent of the sort */
+                uint full = 0;
+                for (uint p = 0; p < passes; p++)
+                    full |= !constant_digit[p] &&
+                            digits[p] == clsort_pass_mask(begin_bit, end_bit, p) + 1u;
+                if (!full)
+                    fill_code = FILL_SET; /* its counts are 32-bit */
+            }
+        }
         /* the sample's keys looked few (TILE_FEW; MSD order's phases, whose
-         * bitwords hold the flag): LSD order and the check */
-        const bool few_keys = phase != PLAN_ALL && (tile_flag & TILE_FEW) != 0;
+         * bitwords hold the flag): the first plan leaves the decision to the
+         * pending one, which takes LSD order where it asks for the check */
+        const bool few_keys = phase != PLAN_ALL && (tile_flag & TILE_FEW) != 0 &&
+                              (phase != PLAN_PENDING || fill_code != 0);
         const bool msd =
             !fill_bad && !few_keys &&
             (most <= msd_max ||
@@ -830,32 +860,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             state[ST_ACTIVE_PASSES] = active;
             state[ST_COPY_BACK] = (active == 1);
             state[ST_IOTA] = (active == 0) && gen_index;
-            /* the few keys' check: the active pass of the most digits, where
-             * none has more than FILL_DIGITS_MAX */
-            if (fill_gate && !ordered && active >= 2 && !copy_first) {
-                uint best = 0, most_digits = 0;
-                for (uint p = 0; p < passes; p++)
-                    if (!constant_digit[p] && digits[p] > most_digits) {
-                        most_digits = digits[p];
-                        best = p;
-                    }
-                if (most_digits <= FILL_DIGITS_MAX)
-                    state[ST_FILL] = best + 1;
-                else if (FILL_SET_OK && constant_digit[PLAN_SKEWED] == 1 && n <= 0xffffffffu) {
-                    /* and every active pass leaves a digit empty: many keys
-                     * fill every digit of some pass (Zipf over 2^20 values,
-                     * the AND of two words), and an input of one common key
-                     * among many (the AND of four) has a digit of more than
-                     * a quarter of them; there a check that stops after its
-                     * first round still costs a few percent of the sort */
-                    uint full = 0;
-                    for (uint p = 0; p < passes; p++)
-                        full |= !constant_digit[p] &&
-                                digits[p] == clsort_pass_mask(begin_bit, end_bit, p) + 1u;
-                    if (!full)
-                        state[ST_FILL] = FILL_SET; /* its counts are 32-bit */
-                }
-            }
+            state[ST_FILL] = fill_code; /* the few keys' check */
             if (ordered == 2 && fill_gate && CLSORT_KEY_BYTES == 8 && CLSORT_HIST_WG > 1) {
                 /* 8-byte keys: the check's launch reverses the keys in U,
                  * a light kernel with many loads in flight, where pass 0's

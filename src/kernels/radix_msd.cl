@@ -548,7 +548,7 @@ inline KEY_T clsort_one_key(const global uint *one, uint d)
  * work-item. MSD order without tiles runs it too: there the tile pass does
  * not run, and the plan reads flag 2 alone. With few (the check may run),
  * TILE_FEW | TILE_SKIP where the samples' keys look few (TILE_FEW) and are
- * neither one key a top digit nor in order. */
+ * neither one key a top digit, nor flag 2's, nor in order. */
 #if FILL_SET_OK && defined(CLSORT_SAMPLE_FEW) && CLSORT_SAMPLE_FEW
 #define SAMPLE_FEW_OK 1
 #else
@@ -697,8 +697,9 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             go = 0;
 #if SAMPLE_FEW_OK
         /* few keys, by Chao1's estimate (TILE_FEW): the check where LSD order
-         * runs is cheaper than the buckets of MSD order */
-        else if (few && go != TILE_FILL) {
+         * runs is cheaper than the buckets of MSD order (but for flag 2's
+         * buckets of one key or two, copied or split) */
+        else if (few && go != TILE_FILL && (go & ~TILE_SKIP) != 2u) {
             ulong d = zeros != 0, f1 = zeros == 1, f2 = zeros == 2;
             for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++)
                 if (few_cnt[e]) {
