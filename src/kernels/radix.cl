@@ -1078,12 +1078,13 @@ inline uint clsort_set_hash(set_t k, uint bits)
 CLSORT_SET_FIND(clsort_set_find_local, local)
 CLSORT_SET_FIND(clsort_set_find_global, global)
 
-/* clsort_set_find_local for a group of one work-item (the CPU shapes):
- * plain loads and stores, which the compiler may keep in flight together */
-inline int clsort_set_find_one(local set_t *t, set_t k, local uint *used)
+/* clsort_set_find_local for a group of one work-item (the CPU shapes, and
+ * MSD order's sample): plain loads and stores, which the compiler may keep
+ * in flight together */
+inline int clsort_set_find_one(local set_t *t, set_t k, uint bits, local uint *used)
 {
-    uint h = clsort_set_hash(k, FILL_SET_LOCAL_BITS);
-    for (uint j = 0; j < FILL_SET_PROBES; j++, h = (h + 1) & (FILL_SET_LOCAL - 1u)) {
+    uint h = clsort_set_hash(k, bits);
+    for (uint j = 0; j < FILL_SET_PROBES; j++, h = (h + 1) & ((1u << bits) - 1u)) {
         const set_t v = t[h];
         if (v == k)
             return (int)h;
@@ -1116,7 +1117,8 @@ inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile
 #if CLSORT_HIST_WG == 1
             /* one work-item: the table without volatile or atomics */
             local uint *tu = (local uint *)used;
-            const int at = *tu <= FILL_SET_MAX ? clsort_set_find_one((local set_t *)lkey, x, tu)
+            const int at = *tu <= FILL_SET_MAX ? clsort_set_find_one((local set_t *)lkey, x,
+                                                                     FILL_SET_LOCAL_BITS, tu)
                                                : -1;
 #else
             const int at = *used <= FILL_SET_MAX

@@ -558,10 +558,13 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 {
 #if SAMPLE_FEW_OK
-    /* the samples' keys (0: an empty slot; key 0 counted apart) and counts */
+    /* the samples' keys (0: an empty slot; key 0 counted apart), their
+     * counts, and how many (clsort_set_find_one) */
     local set_t few_key[1u << FEW_SLOTS_BITS];
     local ushort few_cnt[1u << FEW_SLOTS_BITS];
+    local uint few_used;
     uint zeros = 0;
+    few_used = 0;
     if (few)
         for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
             few_key[e] = 0;
@@ -615,12 +618,10 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 #if SAMPLE_FEW_OK
             if (few && (set_t)k == 0) {
                 zeros++;
-            } else if (few) { /* at most half the slots taken: a slot is found */
-                uint e = clsort_set_hash((set_t)k, FEW_SLOTS_BITS);
-                while (few_key[e] != 0 && few_key[e] != (set_t)k)
-                    e = (e + 1) & ((1u << FEW_SLOTS_BITS) - 1u);
-                few_key[e] = (set_t)k;
-                few_cnt[e]++;
+            } else if (few) { /* a key past the probes' limit goes uncounted */
+                const int e = clsort_set_find_one(few_key, (set_t)k, FEW_SLOTS_BITS, &few_used);
+                if (e >= 0)
+                    few_cnt[e]++;
             }
 #endif
         }
@@ -700,13 +701,12 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * runs is cheaper than the buckets of MSD order (but for flag 2's
          * buckets of one key or two, copied or split) */
         else if (few && go != TILE_FILL && (go & ~TILE_SKIP) != 2u) {
-            ulong d = zeros != 0, f1 = zeros == 1, f2 = zeros == 2;
-            for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++)
-                if (few_cnt[e]) {
-                    d++;
-                    f1 += few_cnt[e] == 1;
-                    f2 += few_cnt[e] == 2;
-                }
+            const ulong d = few_used + (zeros != 0);
+            ulong f1 = zeros == 1, f2 = zeros == 2;
+            for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
+                f1 += few_cnt[e] == 1;
+                f2 += few_cnt[e] == 2;
+            }
             if (d + f1 * (f1 - (f1 != 0)) / (2 * (f2 + 1)) <= FEW_SAMPLE_MAX)
                 go = TILE_FEW | TILE_SKIP;
         }
