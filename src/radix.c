@@ -373,11 +373,13 @@ static clsort_status run_fill_check(clsort_context *ctx, clsort_program *prog,
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_fill_check", &k));
     const size_t groups = upfront_groups(ctx, s, job->n);
-    cl_ulong koff = job->keys_off, fill_off = s->fill_at;
+    cl_ulong koff = job->keys_off, voff = job->vals_off, fill_off = s->fill_at;
     cl_uint passes = s->passes, desc = job->descending;
     idx_arg a_n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_fill_check, .keys = CLSORT_ARG(b->ku),
-                               .keys_off = CLSORT_ARG(koff), .n = idx_of(s, &a_n, job->n),
+                               .keys_off = CLSORT_ARG(koff), .vals = CLSORT_ARG(b->vu),
+                               .vals_off = CLSORT_ARG(voff), .ka = CLSORT_ARG(b->ka),
+                               .va = CLSORT_ARG(b->va), .n = idx_of(s, &a_n, job->n),
                                .passes = CLSORT_ARG(passes), .descending = CLSORT_ARG(desc),
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .scratch = CLSORT_ARG(b->scratch),
@@ -577,8 +579,8 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     /* the few keys' check: LSD order's own count and plan, or the CPU
      * shape's pending plan (MSD order refused), the passes in their own
      * launches */
-    s.fill = s.fill && route != ROUTE_SINGLE && route != ROUTE_PROLOGUE &&
-             route != ROUTE_CLASSIC && !chained;
+    if (route == ROUTE_SINGLE || route == ROUTE_PROLOGUE || route == ROUTE_CLASSIC || chained)
+        s.fill = 0;
     switch (route) {
     case ROUTE_SINGLE:
         return radix_run_single(ctx, prog, job, &s, &b, seq);

@@ -50,9 +50,10 @@ typedef struct radix_shape {
      * or in reverse order, and the plan may then skip every pass (0: no
      * check) */
     unsigned order;
-    /* the few keys' check and fill may run (tuning fill_min; clsort_plan's
-     * fill_gate, clsort_radix_fill_check) */
-    bool fill;
+    /* the few keys' check may run, and what it may do where it holds
+     * (FILL_GATE_KEYS, FILL_GATE_REMAP; 0: no check; tuning fill_min;
+     * clsort_plan's fill_gate, clsort_radix_fill_check) */
+    unsigned fill;
     /* sizes of the pool slots, bytes */
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
@@ -85,10 +86,13 @@ typedef union idx_arg {
 /* Keys alone of an integer type sorted by all their bits: keys that sort
  * alike are one bit pattern (equal keys may trade places, and a key can be
  * written from its order key). */
+static inline bool radix_keys_whole(const clsort_radix_job *job)
+{
+    return job->key.kind != 2 && job->begin_bit == 0 && job->end_bit == job->key.bytes * 8;
+}
 static inline bool radix_keys_alone_whole(const clsort_radix_job *job)
 {
-    return !job->vals && job->key.kind != 2 && job->begin_bit == 0 &&
-           job->end_bit == job->key.bytes * 8;
+    return !job->vals && radix_keys_whole(job);
 }
 
 static inline clsort_arg idx_of(const radix_shape *s, idx_arg *a, size_t v)

@@ -126,14 +126,21 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
     s->bucket_at = s->chain_at + 1 + P; /* 1 word: MSD order's next bucket */
     s->order_at = s->bucket_at + 1; /* 1 word: the order flags, where a fill zeroes them */
     s->one_at = s->order_at + 1; /* MSD order's big one-key buckets (ONE_WORDS) */
-    /* the few keys' check (LSD order, keys alone of an integer type over
-     * all their bits, from fill_min 4-byte keys' worth of bytes on: the
-     * check's launch costs the same, wider keys' passes more;
-     * clsort_radix_sort keeps it for the routes of separate pass launches;
-     * on the CPU shape where MSD order is refused, after the pending plan) */
-    s->fill = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 && !segments &&
-              P >= 2 && s->allow_skip && radix_keys_alone_whole(job) &&
-              (s->hist_wg > 1 || lmem >= FILL_ONE_LOCAL_BYTES(R));
+    /* the few keys' check (LSD order, from fill_min 4-byte keys' worth of
+     * bytes on: the check's launch costs the same, wider keys' passes more;
+     * clsort_radix_sort keeps it for the routes of separate pass launches):
+     * keys alone of an integer type over all their bits (on the CPU shape
+     * where MSD order is refused, after the pending plan), and such keys
+     * with values on the GPU shape in one portion, sorted in one pass by
+     * their ranks where the check holds (FILL_GATE_REMAP) */
+    const bool check = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 && !segments &&
+                       P >= 2 && s->allow_skip && (s->hist_wg > 1 || lmem >= FILL_ONE_LOCAL_BYTES(R));
+    s->fill = !check ? 0u
+              : radix_keys_alone_whole(job) ? FILL_GATE_KEYS
+              : radix_keys_whole(job) && s->rank != CLSORT_RANK_SERIAL && s->portions == 1 &&
+                        R <= 256
+                  ? FILL_GATE_REMAP
+                  : 0u;
     s->fill_at = div_up(s->one_at + (s->msd ? ONE_WORDS(R) : 0), 2) * 2; /* 8-byte keys' slots */
     /* the look-back areas last, in whole 16-byte words (the upfront
      * count zeroes them: run_upfront), each tile's row starting on a

@@ -64,8 +64,9 @@
     X(uint, gen_index) X(global uint *, zero) X(ulong, zero_vec) X(global uint *, sync)            \
     X(global uint *, state) X(global idx_t *, bases) X(uint, order_mode) X(uint, fill)
 #define CLSORT_ARGS_clsort_radix_fill_check(F, X)                                                  \
-    F(global KEY_T *, keys) X(ulong, keys_off) X(idx_t, n) X(uint, passes)                         \
-    X(uint, descending) X(global uint *, state) X(global const idx_t *, bases)                     \
+    F(global KEY_T *, keys) X(ulong, keys_off) X(global const VAL_T *, vals) X(ulong, vals_off)    \
+    X(global KEY_T *, ka) X(global VAL_T *, va) X(idx_t, n) X(uint, passes)                        \
+    X(uint, descending) X(global uint *, state) X(global idx_t *, bases)                           \
     X(global uint *, scratch) X(ulong, fill_off)
 #define CLSORT_ARGS_clsort_radix_finish(F, X)                                                      \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global const KEY_T *, ka) X(global VAL_T *, vu)       \

@@ -624,17 +624,18 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * pass, as if every digit were constant (argsort's indices are then the
  * identity, written by the finish); keys in reverse order skip every pass
  * too, and pass 0's launch reverses them (PASS_REVERSE, with n in
- * ST_REV_N), or for 8-byte keys where the fill check runs (fill_gate),
- * its launch (FILL_REVERSE).
+ * ST_REV_N), or for 8-byte keys alone where the fill check runs
+ * (FILL_GATE_KEYS), its launch (FILL_REVERSE).
  *
- * fill_gate (GPU shapes, keys alone of an integer type over all their
- * bits; 0: never) lets the few keys' check run (clsort_radix_fill_check, ST_FILL)
- * in LSD order where at least two passes are active: where none has more
- * digits than FILL_DIGITS_MAX, the check tries the pass with the most as
- * the keys' names; elsewhere, where some pass has a digit of at least twice
- * its share of the keys (few keys, or some common ones, as Zipf's; uniform
- * keys never), none of more than a quarter of them, and every active pass
- * leaves a digit empty, it gathers the keys themselves (FILL_SET).
+ * fill_gate (FILL_GATE_KEYS or FILL_GATE_REMAP; 0: never) lets the few
+ * keys' check run (clsort_radix_fill_check, ST_FILL) in LSD order where at
+ * least two passes are active: where none has more digits than
+ * FILL_DIGITS_MAX, the check tries the pass with the most as the keys'
+ * names; elsewhere, for keys alone, where some pass has a digit of at least
+ * twice its share of the keys (few keys, or some common ones, as Zipf's;
+ * uniform keys never), none of more than a quarter of them, and every
+ * active pass leaves a digit empty, it gathers the keys themselves
+ * (FILL_SET).
  *
  * constant_digit: PLAN_PASS_WORDS local words (per pass whether its digit
  * is constant, then how many digits it has, then PLAN_SKEWED: bit 0 a
@@ -788,7 +789,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 }
             if (most_digits <= FILL_DIGITS_MAX)
                 fill_code = best + 1;
-            else if (FILL_SET_OK && constant_digit[PLAN_SKEWED] == 1 && n <= 0xffffffffu) {
+            else if (FILL_SET_OK && fill_gate == FILL_GATE_KEYS &&
+                     constant_digit[PLAN_SKEWED] == 1 && n <= 0xffffffffu) {
                 /* and every active pass leaves a digit empty: many keys
                  * fill every digit of some pass (Zipf over 2^20 values,
                  * the AND of two words), and an input of one common key
@@ -861,7 +863,8 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             state[ST_COPY_BACK] = (active == 1);
             state[ST_IOTA] = (active == 0) && gen_index;
             state[ST_FILL] = fill_code; /* the few keys' check */
-            if (ordered == 2 && fill_gate && CLSORT_KEY_BYTES == 8 && CLSORT_HIST_WG > 1) {
+            if (ordered == 2 && fill_gate == FILL_GATE_KEYS && CLSORT_KEY_BYTES == 8 &&
+                CLSORT_HIST_WG > 1) {
                 /* 8-byte keys: the check's launch reverses the keys in U,
                  * a light kernel with many loads in flight, where pass 0's
                  * has the wide tile's registers (fill_gate: keys alone);
@@ -1181,9 +1184,9 @@ inline void clsort_set_gather(global uint *w, uint descending, volatile local se
  * it. A macro: the two ways of the check keep keys and counts of other
  * widths. Integer keys only (the host asks for no check of floats). */
 #if CLSORT_KEY_KIND == 2
-#define FILL_TABLE_ROWS(nk, okey, cnt, tab, start, descending)
+#define FILL_TABLE_ROWS(nk, okey, cnt, tab, start, descending, ROW)
 #else
-#define FILL_TABLE_ROWS(nk, okey, cnt, tab, start, descending)                                  \
+#define FILL_TABLE_ROWS(nk, okey, cnt, tab, start, descending, ROW)                             \
     FOR_EACH_LOCAL(i_, nk) {                                                                   \
         const KEY_T o_ = (KEY_T)(okey)[i_];                                                    \
         uint rank_ = 0;                                                                        \
@@ -1195,8 +1198,10 @@ inline void clsort_set_gather(global uint *w, uint descending, volatile local se
             }                                                                                  \
         (tab)[rank_] = clsort_order_key_inverse(o_, descending);                               \
         (start)[rank_] = before_;                                                              \
+        ROW(i_, rank_, before_);                                                               \
     }
 #endif
+#define FILL_ROW_NONE(i, rank, before) (void)0
 
 /* FILL_REVERSE: key i trades places with key n - 1 - i, every work-item
  * of the launch taking pairs at the launch's stride, the loads of
@@ -1248,6 +1253,13 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     }
     const bool by_set = FILL_SET_OK && fp == FILL_SET;
     const uint lid = get_local_id(0), p = by_set ? 0u : fp - 1;
+#if HAVE_VALUES
+    /* argsort: the first active pass of the plan generates the indices */
+    uint gen = 0;
+    for (uint q = 0; q < passes; q++)
+        gen |= state[ST_PASS(q) + ST_PASS_FIRST];
+    vals += vals_off;
+#endif
     const uint shift = clsort_pass_shift(0, p), mask = clsort_pass_mask(0, KEY_BITS, p);
     const uint flip = descending ? mask : 0u;
     global uint *w = scratch + fill_off;
@@ -1299,6 +1311,18 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             const ulong i = r0 + (ulong)j * CLSORT_HIST_WG + lid;
             k[j] = i < n ? keys[i] : 0;
         }
+#if HAVE_VALUES
+        /* pass 0 by the keys' ranks reads A: the keys and values are
+         * copied there as they are checked (a check that stops leaves the
+         * copy unfinished, and the passes read U) */
+        for (uint j = 0; j < CHECK_ITEMS; j++) {
+            const ulong i = r0 + (ulong)j * CLSORT_HIST_WG + lid;
+            if (i < n) {
+                ka[i] = k[j];
+                va[i] = GEN_VALUE(gen, i, vals[i]);
+            }
+        }
+#endif
         if (lid == 0)
             stop_l[r & 1] = r & 7 ? 0u : atomic_or(&w[FILL_ABORT], 0u);
         if (by_set) {
@@ -1404,6 +1428,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
                 const uint i = atomic_inc(&keys_l);
                 lut[i] = clsort_order_key(key, 0, KEY_BITS, descending);
                 cnt[i] = c;
+                seen[i] = d; /* no longer read as flags past the sign-off */
             }
         }
     }
@@ -1421,18 +1446,41 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     const uint nk = keys_l;
     if (by_set) {
 #if FILL_SET_OK
-        FILL_TABLE_ROWS(nk, skey, scnt, tab, start, descending);
+        FILL_TABLE_ROWS(nk, skey, scnt, tab, start, descending, FILL_ROW_NONE);
 #endif
     } else {
-        FILL_TABLE_ROWS(nk, lut, cnt, tab, start, descending);
+#if HAVE_VALUES
+        /* pass 0 by the keys' ranks: each digit's rank (seen: the digit of
+         * each key of the list), and where the rank's run starts, in pass
+         * 0's row of bases (one portion: the row of its launch) */
+        global uchar *remap = (global uchar *)(state + at + FILL_TABLE_REMAP(RADIX));
+#define FILL_ROW_REMAP(i, rank, before) \
+    (remap[seen[i]] = (uchar)(rank), bases[rank] = (idx_t)(before))
+        FILL_TABLE_ROWS(nk, lut, cnt, tab, start, descending, FILL_ROW_REMAP);
+#undef FILL_ROW_REMAP
+#else
+        FILL_TABLE_ROWS(nk, lut, cnt, tab, start, descending, FILL_ROW_NONE);
+#endif
     }
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         start[nk] = n;
         state[ST_FILL_KEYS] = nk;
         state[ST_FILL_AT] = at;
+#if HAVE_VALUES
+        /* A -> U by the ranks (the check copied the keys and values to A,
+         * argsort's indices generated) */
+        for (uint q = 0; q < passes; q++) {
+            global uint *pw = state + ST_PASS(q);
+            pw[ST_PASS_ACTIVE] = q == 0 ? PASS_REMAP : PASS_OFF;
+            pw[ST_PASS_SRC] = 1;
+            pw[ST_PASS_DST] = 0;
+            pw[ST_PASS_FIRST] = 0;
+        }
+#else
         for (uint q = 0; q < passes; q++)
             state[ST_PASS(q) + ST_PASS_ACTIVE] = q == 0 ? PASS_FILL : PASS_OFF;
+#endif
         state[ST_ACTIVE_PASSES] = 1;
         state[ST_COPY_BACK] = 0;
         state[ST_IOTA] = 0;
@@ -1440,18 +1488,22 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
 }
 
 /* The portable tile load of both strategies' work-group shapes: keys
- * [t0, t0 + cnt) of src go to lkeys, their digits to ldig (RADIX - 1 past
+ * [t0, t0 + cnt) of src go to lkeys, their digits (remap[digit] where
+ * remap is not 0: PASS_REMAP) to ldig (RADIX - 1 past
  * cnt, so that those positions rank last in clsort_rank_local), counted in
  * lh; work-item lid of wg takes positions lid, lid + wg, ... (items of them). */
 inline void clsort_load_tile_local(const global KEY_T *src, idx_t t0, uint cnt, uint items,
                                    uint wg, uint lid, uint shift, uint mask, uint flip,
-                                   local KEY_T *lkeys, local uchar *ldig, local uint *lh)
+                                   const global uchar *remap, local KEY_T *lkeys,
+                                   local uchar *ldig, local uint *lh)
 {
     for (uint k = 0; k < items; k++) {
         uint i = k * wg + lid;
         if (i < cnt) {
             KEY_T key = src[t0 + i];
             uint d = DIGIT_OF(key, shift, mask, flip);
+            if (remap)
+                d = remap[d];
             lkeys[i] = key;
             ldig[i] = (uchar)d;
             atomic_inc(&lh[d]);

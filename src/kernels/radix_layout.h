@@ -37,6 +37,7 @@
 #define PASS_COPY 4   /* the keys copied from src to dst (ALLOW_FOLD: see clsort_plan) */
 #define PASS_REVERSE 5 /* the keys were in reverse order: key i swapped with key n - 1 - i */
 #define PASS_FILL 6    /* few keys: every place written from the fill's table, no read */
+#define PASS_REMAP 7   /* few keys with values: one pass by the keys' ranks (FILL_TABLE_REMAP) */
 /* The pass argument of the onesweep launch that runs the MSD pass, whichever
  * pass the plan chose. */
 #define MSD_LAUNCH 0xffffffffu
@@ -129,8 +130,21 @@
  * of its keys, and the largest of each word's complement (a digit is one
  * key where both agree). The table (state at ST_FILL_AT): where each key's
  * run starts, K + 1 ulongs (the last is n), from word 0, then the K keys
- * in the sort's order, from word FILL_TABLE_KEYS(r). */
+ * in the sort's order, from word FILL_TABLE_KEYS(r), then with values each
+ * digit's rank, a byte each, from word FILL_TABLE_REMAP(r). */
 #define FILL_DIGITS_MAX 128u
+/* What the plan's check may do (clsort_plan's fill_gate): keys alone of an
+ * integer type over all their bits take every way of the check and the
+ * fill, and 8-byte keys in reverse order are reversed by the check's
+ * launch; keys of an integer type over all their bits with values (GPU
+ * shapes, one portion) take the check by digits alone, and where it holds,
+ * pass 0's launch sorts by the keys' ranks instead of its digit: for each
+ * digit of the check's pass, its key's rank in the sort's order
+ * (FILL_TABLE_REMAP, bytes), the keys and values written U -> A, each
+ * rank's run from where its key's run starts (the check writes those into
+ * pass 0's row of bases), every other pass off and A copied back to U. */
+#define FILL_GATE_KEYS 1u
+#define FILL_GATE_REMAP 2u
 #define FILL_ABORT 0
 #define FILL_DONE 1
 /* word h of digit d's key's largest, and of its complement's */
@@ -172,7 +186,8 @@
 /* the table's keys: a digit's each, or the set's and key 0 */
 #define FILL_TABLE_CAP(r) ((r) > FILL_SET_MAX + 1 ? (r) : FILL_SET_MAX + 1)
 #define FILL_TABLE_KEYS(r) (2 * FILL_TABLE_CAP(r) + 2)
-#define FILL_TABLE_WORDS(r) (4 * FILL_TABLE_CAP(r) + 2)
+#define FILL_TABLE_REMAP(r) (4 * FILL_TABLE_CAP(r) + 2)
+#define FILL_TABLE_WORDS(r) (FILL_TABLE_REMAP(r) + ((r) + 3) / 4)
 
 /* The order check of the upfront count: what it has seen between
  * neighbours, in the sort's order, ORed into one flags word. */

@@ -29,6 +29,7 @@
 #error "radix_msd.cl is the serial shape: CLSORT_OS_RANK 0 and CLSORT_OS_WG 1"
 #endif
 #define OS_MSD_LAUNCHES 1 /* the top pass's launch runs the pass the plan chose */
+#define OS_REMAP 0        /* no PASS_REMAP: the check by ranks is the GPU shape's */
 
 /* Float keys keep each key's digit from the count to the scatter: their
  * image takes several instructions, an integer key's digit two. */
@@ -198,7 +199,8 @@ inline void clsort_lookback_serial(global uint *lb, uint tile, const global KEY_
 #define TILE_SPREAD 64
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
- * stably by the digit (shift, mask, flip) and written to dst in digit order
+ * stably by the digit (shift, mask, flip; remap: always 0, this shape has
+ * no PASS_REMAP) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
  * the tile's counts; bases 0: the tile is the whole output). Values go
  * along; with gen they are generated: portion index + gen_base. The caller
@@ -206,8 +208,8 @@ inline void clsort_lookback_serial(global uint *lb, uint tile, const global KEY_
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
                            idx_t gen_base, uint len, uint shift, uint mask, uint flip,
-                           global uint *lb, global const idx_t *bases,
-                           global uint *next_counter)
+                           const global uchar *remap, global uint *lb,
+                           global const idx_t *bases, global uint *next_counter)
 {
     /* Count, publish, sort the tile into local memory by digit, look back,
      * and copy each digit's run out. Local memory is

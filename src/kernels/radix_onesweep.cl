@@ -34,6 +34,8 @@
 #error "the warp ranking packs digits of at most 8 bits four to a word"
 #endif
 #define OS_MSD_LAUNCHES 0 /* MSD order is the CPU shape's alone (radix_msd.cl) */
+/* pass 0 by the few keys' ranks (PASS_REMAP): keys of an integer type with values */
+#define OS_REMAP (HAVE_VALUES && CLSORT_KEY_KIND != 2)
 #ifndef CLSORT_OS_MATCH_MAX
 #define CLSORT_OS_MATCH_MAX 0
 #endif
@@ -106,7 +108,8 @@ OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_K
                           CLSORT_VAL_BYTES, sizeof(idx_t), 0));
 
 /* One tile of a pass: tile m->tile of the portion src[0, len), ranked
- * stably by the digit (shift, mask, flip) and written to dst in digit order
+ * stably by the digit (shift, mask, flip; where remap is not 0, by
+ * remap[digit], PASS_REMAP) and written to dst in digit order
  * (clsort_tile_dest says where; a onesweep pass, lb not 0, first publishes
  * the tile's counts; bases 0: the tile is the whole output). Values go
  * along; with gen they are generated: portion index + gen_base. The caller
@@ -117,8 +120,8 @@ OS_MEM_CHECK(OS_MEM_BYTES(CLSORT_OS_RANK, CLSORT_OS_WG, OS_TILE, RADIX, CLSORT_K
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
                            idx_t gen_base, uint len, uint shift, uint mask, uint flip,
-                           global uint *lb, global const idx_t *bases,
-                           global uint *next_counter)
+                           const global uchar *remap, global uint *lb,
+                           global const idx_t *bases, global uint *next_counter)
 {
     const uint lid = get_local_id(0);
     FOR_EACH_LOCAL(d, RADIX)
@@ -127,7 +130,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
-    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip,
+    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip, remap,
                            m->lkeys, m->ldig, m->lh);
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(d, RADIX) {
@@ -233,8 +236,8 @@ inline void os_rank_keys(uint how, const uint *dg, uint *rk, uint lane, local ui
 inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_T *dst,
                            const global VAL_T *vsrc, global VAL_T *vdst, uint gen,
                            idx_t gen_base, uint len, uint shift, uint mask, uint flip,
-                           global uint *lb, global const idx_t *bases,
-                           global uint *next_counter)
+                           const global uchar *remap, global uint *lb,
+                           global const idx_t *bases, global uint *next_counter)
 {
     local uint *lwh = (local uint *)m->stage;
     const uint lid = get_local_id(0);
@@ -262,7 +265,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #else
 #define ITEM_OK(j) (full || wbase + (j) * 32 < cnt)
 #endif
-#define DIG(k) DIGIT_OF(k, shift, mask, flip)
+#define DIG(k) (remap ? (uint)remap[DIGIT_OF(k, shift, mask, flip)] : DIGIT_OF(k, shift, mask, flip))
     const global KEY_T *ksrc = src + (t0 + wbase);
     KEY_T keys[CLSORT_OS_ITEMS];
 #pragma unroll

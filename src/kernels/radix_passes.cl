@@ -8,7 +8,7 @@
  * (clsort_radix_carry); a launch whose pass does not sort copies, reverses
  * or finishes its tiles instead (clsort_os_idle).
  */
-#ifndef OS_MSD_LAUNCHES
+#if !defined(OS_MSD_LAUNCHES) || !defined(OS_REMAP)
 #error "radix_passes.cl needs a tile shape before it: radix_onesweep.cl or radix_msd.cl"
 #endif
 
@@ -153,23 +153,15 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
         m.tile = atomic_inc(&tile_counter[counter_idx]);
     const global uint *st = state + ST_PASS(pass);
     const uint4 w = *(const global uint4 *)st; /* one load: active, src, dst, first */
-    if (w.s0 != kind) {
-        if (kind == PASS_LSD)
-            clsort_os_idle(w.s0, w.s1, w.s2, HAVE_VALUES ? w.s3 : 0u, finish, ku + ku_off, ka,
-                           kb, vu + vu_off, va, vb, portion_start, portion_len, state);
-        return;
-    }
     bases += bases_off;
     ku += ku_off;
     vu += vu_off;
     const uint si = w.s1, di = w.s2;
-    const uint shift = clsort_pass_shift(begin_bit, pass);
-    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
-#define OS_PASS_TILE(next_counter)                                                           \
-    clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb), \
-                   SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),   \
-                   HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,         \
-                   descending ? mask : 0u, lookback + lb_off, bases, next_counter)
+#define OS_PASS_TILE(shift, mask, remap, next_counter)                                           \
+    clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),   \
+                   SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),     \
+                   HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,           \
+                   descending ? (mask) : 0u, remap, lookback + lb_off, bases, next_counter)
 #if CLSORT_OS_PERSIST
     /* Persistent work-groups (fewer than tiles, about as many as run at
      * once): each sorts tile after tile, taking the next tile's number from
@@ -177,18 +169,42 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
      * atomic's latency nor a work-group's start comes between its tiles.
      * Tiles are still numbered in the order they are taken, and a tile
      * waits only on tiles taken before it, by work-groups that are running. */
-    const uint tiles = (uint)(((ulong)portion_len + OS_TILE - 1) / OS_TILE);
-    barrier(CLK_LOCAL_MEM_FENCE); /* m.tile */
-    while (m.tile < tiles) { /* uniform: read after a barrier */
-        OS_PASS_TILE(&tile_counter[counter_idx]);
-        barrier(CLK_LOCAL_MEM_FENCE); /* the tile's local memory is free, m.next set */
-        if (get_local_id(0) == 0)
-            m.tile = m.next;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+#define OS_PASS_TILES(shift, mask, remap)                                                       \
+    do {                                                                                        \
+        const uint tiles = (uint)(((ulong)portion_len + OS_TILE - 1) / OS_TILE);                \
+        barrier(CLK_LOCAL_MEM_FENCE); /* m.tile */                                              \
+        while (m.tile < tiles) { /* uniform: read after a barrier */                            \
+            OS_PASS_TILE(shift, mask, remap, &tile_counter[counter_idx]);                       \
+            barrier(CLK_LOCAL_MEM_FENCE); /* the tile's local memory is free, m.next set */     \
+            if (get_local_id(0) == 0)                                                           \
+                m.tile = m.next;                                                                \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+        }                                                                                       \
+    } while (0)
 #else
-    OS_PASS_TILE(0);
+#define OS_PASS_TILES(shift, mask, remap) OS_PASS_TILE(shift, mask, remap, 0)
 #endif
+    if (w.s0 != kind) {
+#if OS_REMAP
+        if (w.s0 == PASS_REMAP && kind == PASS_LSD) { /* uniform */
+            /* pass 0 by the keys' ranks (clsort_radix_fill_check): each
+             * key's digit of the check's pass, through its table; a call
+             * of its own, so that the passes' tiles take no table */
+            const uint fp = state[ST_FILL] - 1;
+            OS_PASS_TILES(clsort_pass_shift(begin_bit, fp), clsort_pass_mask(begin_bit, end_bit, fp),
+                          (const global uchar *)(state + state[ST_FILL_AT] +
+                                                 FILL_TABLE_REMAP(RADIX)));
+            return;
+        }
+#endif
+        if (kind == PASS_LSD)
+            clsort_os_idle(w.s0, w.s1, w.s2, HAVE_VALUES ? w.s3 : 0u, finish, ku, ka, kb, vu, va,
+                           vb, portion_start, portion_len, state);
+        return;
+    }
+    OS_PASS_TILES(clsort_pass_shift(begin_bit, pass), clsort_pass_mask(begin_bit, end_bit, pass),
+                  (const global uchar *)0);
+#undef OS_PASS_TILES
 #undef OS_PASS_TILE
 }
 
@@ -231,7 +247,7 @@ void clsort_radix_chain(CLSORT_PARAMS(clsort_radix_chain))
         const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
         clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb),
-                       HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u,
+                       HAVE_VALUES ? w.s3 : 0u, 0, n, shift, mask, descending ? mask : 0u, 0,
                        scratch + lb_off + (ulong)pass * tiles * RADIX, bases + pass * RADIX, 0);
     } else if (w.s0 == PASS_REVERSE) { /* pass 0 only: the passes after it wait for it */
         clsort_os_reverse(ku + ku_off, vu + vu_off, clsort_os_tile_at(0, m.tile),
@@ -286,7 +302,7 @@ void clsort_radix_single(CLSORT_PARAMS(clsort_radix_single))
             m.tile.tile = 0;
         clsort_os_tile(&m.tile, SELECT_BUF(si, ku, ka, kb), SELECT_BUF(di, ku, ka, kb),
                        SELECT_BUF(si, vu, va, vb), SELECT_BUF(di, vu, va, vb), gen, 0, n, shift,
-                       mask, descending ? mask : 0u, 0, bases + p * RADIX, 0);
+                       mask, descending ? mask : 0u, 0, 0, bases + p * RADIX, 0);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
@@ -326,7 +342,7 @@ void clsort_radix_segments(CLSORT_PARAMS(clsort_radix_segments))
             m.tile = 0;
         clsort_os_tile(&m, (p & 1) ? k1 : k0, (p & 1) ? k0 : k1, (p & 1) ? v1 : v0,
                        (p & 1) ? v0 : v1, gen_index && p == 0, start, (uint)len, shift, mask,
-                       descending ? mask : 0u, 0, 0, 0);
+                       descending ? mask : 0u, 0, 0, 0, 0);
         /* the next pass reads what this one wrote, and reuses the local memory */
         barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     }
