@@ -21,15 +21,17 @@
  * (or, for inputs of one portion, both in one launch: clsort_radix_prologue
  * by one work-group for small ones, clsort_radix_upfront_plan, whose last
  * work-group to finish plans, up to the tuning's fused_max)
- * then, for onesweep in LSD order on work-group shapes (keys alone of an
+ * then, for onesweep in LSD order on work-group shapes (keys of an
  * integer type over all their bits, from the tuning's fill_min keys on),
  *   clsort_radix_fill_check  where every pass has few digits: whether each
- *                         digit of one pass names one key (or, where the
- *                         counts look like few keys, whether the keys are
- *                         at most FILL_SET_MAX), and if so the passes'
- *                         launches write every place from those keys
- *                         instead of sorting (12 bytes a key in all); and
- *                         where 8-byte keys are in reverse order, it
+ *                         digit of one pass names one key (or, for keys
+ *                         alone where the counts look like few keys,
+ *                         whether the keys are at most FILL_SET_MAX), and
+ *                         if so the passes' launches write every place
+ *                         from those keys instead of sorting (12 bytes a
+ *                         key in all), or with values pass 0's launch
+ *                         sorts by the keys' ranks (PASS_REMAP); and
+ *                         where 8-byte keys alone are in reverse order, it
  *                         reverses them (FILL_REVERSE);
  * and ends with
  *   clsort_radix_finish   the copy back (one active pass) and, for argsort
@@ -1021,7 +1023,11 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
  * the sort's order, each ranked among the others, and where each key's
  * run starts) and turns pass 0 into PASS_FILL and every other pass off,
  * so that the passes' launches write each place from the table and read
- * nothing. The words in scratch at fill_off are zero before (the upfront
+ * nothing. With values (by digits only, FILL_GATE_REMAP), every group
+ * copies its keys and values to A as it checks them, and the last one
+ * writes each digit's rank (FILL_TABLE_REMAP) and each rank's start into
+ * pass 0's row of bases, and turns pass 0 into PASS_REMAP, A -> U by the
+ * ranks. The words in scratch at fill_off are zero before (the upfront
  * count zeroes scratch). With FILL_REVERSE (keys in reverse order, every
  * pass off) it reverses the keys in place instead (clsort_reverse_keys). */
 #if CLSORT_KEY_BYTES == 8

@@ -137,12 +137,12 @@
  * integer type over all their bits take every way of the check and the
  * fill, and 8-byte keys in reverse order are reversed by the check's
  * launch; keys of an integer type over all their bits with values (GPU
- * shapes, one portion) take the check by digits alone, and where it holds,
- * pass 0's launch sorts by the keys' ranks instead of its digit: for each
- * digit of the check's pass, its key's rank in the sort's order
- * (FILL_TABLE_REMAP, bytes), the keys and values written U -> A, each
- * rank's run from where its key's run starts (the check writes those into
- * pass 0's row of bases), every other pass off and A copied back to U. */
+ * shapes, one portion) take the check by digits alone; it copies the keys
+ * and values U -> A as it reads them, and where it holds, pass 0's launch
+ * sorts A -> U by the keys' ranks instead of its digit: for each digit of
+ * the check's pass, its key's rank in the sort's order (FILL_TABLE_REMAP,
+ * bytes), each rank's run from where its key's run starts (the check
+ * writes those into pass 0's row of bases), every other pass off. */
 #define FILL_GATE_KEYS 1u
 #define FILL_GATE_REMAP 2u
 #define FILL_ABORT 0
