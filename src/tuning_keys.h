@@ -102,10 +102,11 @@
       "onesweep sorts up to this n (one portion, LSD order): every pass in one launch "           \
       "(0: never)")                                                                               \
     X(fill_min, NUM, 0, 0x7fffffffu, none,                                                        \
-      "onesweep in LSD order, work-group shapes, keys alone of an integer type over all their "   \
-      "bits, from this n of 4-byte keys on (wider keys from as many bytes): where every pass "     \
-      "has few digits, or the counts look like few keys, a check whether the keys are few "       \
-      "(up to 1024), and then each place written from them (0: never)")                        \
+      "onesweep in LSD order, work-group shapes, keys of an integer type over all their bits, "   \
+      "from this n of 4-byte keys on (wider keys from as many bytes): where every pass has few "   \
+      "digits, or for keys alone the counts look like few keys, a check whether the keys are "    \
+      "few (up to 1024; with values up to 128, one portion), and then each place written from "   \
+      "them, or pairs sorted in one pass by the keys' ranks (0: never)")                        \
     X(sample_few, NUM, 0, 1, none,                                                                \
       "MSD order's sample estimates how many distinct keys there are (Chao1), and where they "    \
       "look few (up to 1536) the plans take LSD order, so that the few keys' check runs (where "  \
