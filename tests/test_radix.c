@@ -1146,17 +1146,24 @@ void test_radix_fill(void)
      * work-group, only across work-groups, and in the one round of one
      * work-group), nor for a bit window, floats or uniform keys. Pairs and
      * argsort of such keys take one pass by the keys' ranks instead
-     * (PASS_REMAP), on GPU shapes in one portion. The portable shape (rounds of 64 x 8 keys, two work-groups a
-     * compute unit: an even number), the tuned one on NVIDIA (the fill
+     * (PASS_REMAP), on GPU shapes in one portion. The portable shape
+     * (rounds of 64 x 8 keys, two work-groups a compute unit: an even
+     * number) with the fused start, on portions, and with the count and
+     * the plan in launches of their own; the tuned one on NVIDIA (the fill
      * from 100 keys' worth of bytes), and on CPUs the CPU shape in LSD
      * order (groups of one work-item, each checking a contiguous chunk). */
     const bool nvidia = test_on_nvidia(), cpu = test_on_cpu() && cpu_fill_local();
-    const char *specs[4] = {fill_specs[0], fill_specs[1], fill_specs[2],
+    const char *specs[5] = {fill_specs[0], fill_specs[1], fill_specs[2],
                             "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=0,"
                             "hist_wg=1,hist_items=1,hist_groups=2,plan_wg=64,fill_min=100,"
-                            "skip_min=0,order_min=1000,single_max=0,prologue_max=0"};
+                            "skip_min=0,order_min=1000,single_max=0,prologue_max=0",
+                            /* the count and the plan in launches of their own
+                             * (no fused start), one portion */
+                            "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,hist_wg=64,"
+                            "hist_items=8,hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,"
+                            "order_min=1000,single_max=0,prologue_max=0,chain_max=0,fused_max=0"};
     const clsort_type *types = fill_types;
-    for (size_t si = 0; si < 4; si++) {
+    for (size_t si = 0; si < 5; si++) {
         if ((si == 2 && !nvidia) || (si == 3 && !cpu))
             continue;
         clsort_context *ctx = test_context(specs[si]);
@@ -1172,7 +1179,7 @@ void test_radix_fill(void)
                  * (500 keys: one round) */
                 const unsigned keys = kc == 0 ? 2 : kc == 1 ? 16 : 3;
                 const bool clash = kc >= 2;
-                if (kc >= 3 && si >= 2)
+                if (kc >= 3 && (si == 2 || si == 3))
                     continue; /* the tuned rounds and work-groups are others */
                 const size_t n = kc == 4 ? 500 : n_all;
                 void *in = fill_input(types[ti], n, keys, clash, kc == 3 ? 512 : kc == 4 ? 1 : 0,
@@ -1189,7 +1196,8 @@ void test_radix_fill(void)
                         c.input = in;
                         c.opt.descending = desc;
                         ok = sort_and_check(ctx, &c, spec);
-                        const bool taken = !clash && (m == 0 || si < 3) && !(m > 0 && si == 1);
+                        /* with values: not on portions (1), nor the CPU shape (3) */
+                        const bool taken = !clash && (m == 0 || (si != 1 && si != 3));
                         const int got = clsort_radix_last_fill(ctx), want = taken ? (int)keys : 0;
                         CHECK(!ok || got == want,
                               "%s: %s, %u keys%s, mode %d%s, n=%zu: the fill wrote %d keys, "
