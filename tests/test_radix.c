@@ -1268,6 +1268,93 @@ void test_radix_fill(void)
     }
 }
 
+/* radix_remap's input: n keys of type t (2 to 8 bytes) drawn (seeded) from
+ * `keys` keys (up to 64) whose digit d of 8 bits names them: pass d's byte
+ * is 4 * j + 3 for key j, the bytes below it a bit of j (pass d - 1 then
+ * has two digits, fewer than pass d), the bytes above random. */
+static void *remap_input(clsort_type t, size_t n, unsigned keys, unsigned d, uint64_t seed)
+{
+    const size_t kb = clsort_type_size(t);
+    unsigned char *x = malloc(n * kb + 1);
+    if (!x) {
+        CHECK(false, "out of host memory");
+        return NULL;
+    }
+    uint64_t key[64], r = seed | 1;
+    for (unsigned j = 0; j < keys; j++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t low = d ? (((uint64_t)1 << (8 * d)) - 1) * (j & 1) : 0;
+        const uint64_t upto = d == 7 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * d + 8)) - 1;
+        key[j] = (r & ~upto) | (uint64_t)(4 * j + 3) << (8 * d) | low;
+    }
+    for (size_t i = 0; i < n; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        memcpy(x + i * kb, &key[(r >> 33) % keys], kb); /* the low bytes (little-endian) */
+    }
+    return x;
+}
+
+void test_radix_remap(void)
+{
+    /* Pairs and argsort of few keys in one pass by the keys' ranks (GPU
+     * shapes, one portion; clsort_radix_fill_check copies U -> A, then
+     * PASS_REMAP): keys named by pass 1 or by the top pass (pass 0 is
+     * then not the check's, and its row of bases is rewritten while
+     * another is read), 16-bit, signed 32-bit and 64-bit keys, ascending
+     * and descending; pairs of 4-byte values through the buffer API at an
+     * offset with guards, 8- and 16-byte values, argsort with 64-bit
+     * indices. Each result against the reference stable sort, and each
+     * sort must have taken the pass (clsort_radix_last_fill). The portable
+     * shape with the fused start, and with the count and plan in launches
+     * of their own and persistent work-groups; the tuned shape on NVIDIA. */
+    const char *specs[3] = {
+        fill_specs[0],
+        "algorithm=onesweep,os_wg=64,os_items=4,os_rank=local,os_persist=1,hist_wg=64,"
+        "hist_items=8,hist_groups=2,plan_wg=64,fill_min=100,skip_min=0,order_min=1000,"
+        "single_max=0,prologue_max=0,chain_max=0,fused_max=0",
+        fill_specs[2]};
+    const clsort_type types[3] = {CLSORT_U16, CLSORT_I32, CLSORT_U64};
+    for (size_t si = 0; si < 3; si++) {
+        if (si == 2 && !test_on_nvidia())
+            continue;
+        clsort_context *ctx = test_context(specs[si]);
+        if (!ctx)
+            return;
+        const size_t n = si == 2 ? 1000003 : 50021;
+        bool ok = true;
+        for (size_t ti = 0; ok && ti < 3; ti++)
+            for (unsigned top = 0; ok && top < 2; top++) {
+                const unsigned d = top ? (unsigned)clsort_type_size(types[ti]) - 1 : 1;
+                const unsigned keys = top ? 16 : 64;
+                void *in = remap_input(types[ti], n, keys, d,
+                                       test_seed("remap", n, (unsigned)(ti * 2 + top)));
+                if (!in)
+                    break;
+                for (int m = 0; ok && m < 4; m++)
+                    for (int desc = 0; ok && desc < 2; desc++) {
+                        sort_case c = make(types[ti], DATA_FEW_UNIQUE, n,
+                                           m == 3 ? CHECK_ARGSORT : CHECK_PAIRS);
+                        c.input = in;
+                        c.value_size = m == 1 ? 8 : m == 2 ? 16 : 4;
+                        c.index_type = CLSORT_U64;
+                        c.opt.descending = desc;
+                        char label[256];
+                        snprintf(label, sizeof label, "%s: %s, keys named by pass %u, mode %d%s",
+                                 specs[si], clsort_type_name(types[ti]), d, m,
+                                 desc ? ", descending" : "");
+                        ok = m == 0 ? sort_and_check_buffer(ctx, &c, 7, label)
+                                    : sort_and_check(ctx, &c, label);
+                        const int got = clsort_radix_last_fill(ctx);
+                        CHECK(!ok || got == (int)keys, "%s: the pass by ranks sorted %d keys, "
+                              "expected %u", label, got, keys);
+                        ok = ok && got == (int)keys;
+                    }
+                free(in);
+            }
+        clsort_context_release(ctx);
+    }
+}
+
 /* radix_fill_set's inputs: how the keys are drawn (below) */
 enum { SET_EVEN, SET_SPLIT, SET_DOMINANT, SET_FULL };
 

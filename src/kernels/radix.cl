@@ -1245,7 +1245,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     local uint seen[RADIX];
     /* stop_l by round parity, so that the next round's word does not
      * overwrite this one's before it is read */
-    local uint stop_l[2], new_l, last_l, ok_l, keys_l;
+    local uint stop_l[2], new_l, last_l, ok_l, agree_l, keys_l;
 #if FILL_SET_OK
     local set_t skey[FILL_SET_LOCAL];
     local uint scnt[FILL_SET_LOCAL], used_l, zero_l, bad_l, total_l;
@@ -1320,10 +1320,11 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
 #if HAVE_VALUES
         /* pass 0 by the keys' ranks reads A: the keys and values are
          * copied there as they are checked (a check that stops leaves the
-         * copy unfinished, and the passes read U) */
+         * copy unfinished, and the passes read U; a work-item that has
+         * seen two keys of a digit copies no more) */
         for (uint j = 0; j < CHECK_ITEMS; j++) {
             const ulong i = r0 + (ulong)j * CLSORT_HIST_WG + lid;
-            if (i < n) {
+            if (i < n && !bad) {
                 ka[i] = k[j];
                 va[i] = GEN_VALUE(gen, i, vals[i]);
             }
@@ -1405,6 +1406,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     if (lid == 0) {
         ok_l = atomic_or(&w[FILL_ABORT], 0u) == 0 &&
                (!by_set || atomic_or(&w[FILL_SET_USED], 0u) <= FILL_SET_MAX);
+        agree_l = 1; /* a word of its own: ok_l is read below while this is cleared */
         keys_l = 0;
 #if FILL_SET_OK
         total_l = 0;
@@ -1427,7 +1429,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
                 const uint x = atomic_or(&w[FILL_MAX(RADIX, h, d)], 0u);
                 const uint y = atomic_or(&w[FILL_MAXC(RADIX, h, d)], 0u);
                 if (c && x != ~y)
-                    ok_l = 0;
+                    agree_l = 0;
                 key |= (KEY_T)((ulong)x << (32 * h));
             }
             if (c) { /* the digit's key, in a list of the keys as the set's */
@@ -1438,12 +1440,13 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             }
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* global too: pass 0's row of bases, read above, may be written below */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
 #if FILL_SET_OK
     if (by_set && (idx_t)total_l != n)
         return; /* uniform; every key is counted once, so not taken */
 #endif
-    if (!ok_l)
+    if (!agree_l)
         return; /* uniform */
     /* the table: each key's rank in the sort's order, and the keys before it */
     const uint at = ST_PASS(passes);
