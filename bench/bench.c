@@ -577,8 +577,15 @@ clsort_status bench_run(const bench_config *cfg, bench_row *rows, size_t cap, si
                 clsort_context_trim(ctx, NULL);
             st = run_one(ctx, q, cfg, &cfg->cases[ci], cfg->sizes[si], &rows[*nrows], err,
                          errsize);
-            if (st == CLSORT_SUCCESS)
+            if (st == CLSORT_SUCCESS) {
+                if (cfg->stream) {
+                    if (*nrows == 0)
+                        bench_print_header(cfg->stream, &rows[0]);
+                    bench_print_row(cfg->stream, &rows[*nrows]);
+                    fflush(cfg->stream);
+                }
                 (*nrows)++;
+            }
         }
     clsort_context_release(ctx);
     clReleaseCommandQueue(q);
@@ -611,24 +618,32 @@ clsort_status bench_run_one(const char *device, const char *tuning, const bench_
     return st;
 }
 
-void bench_print(FILE *f, const bench_row *rows, size_t nrows)
+void bench_print_header(FILE *f, const bench_row *first)
 {
-    if (nrows)
-        fprintf(f, "device: %s (%s)\n", rows[0].device,
-                rows[0].host ? "host arrays in and out, wall clock" : "device buffers, device time");
+    if (first)
+        fprintf(f, "device: %s (%s)\n", first->device,
+                first->host ? "host arrays in and out, wall clock" : "device buffers, device time");
     fprintf(f, "%-12s %11s %11s %12s %11s %9s %5s %s\n", "case", "n", "time ms", "MKeys/s",
             "qsort ms", "speed-up", "reps", "check");
-    for (size_t i = 0; i < nrows; i++) {
-        const bench_row *r = &rows[i];
-        if (r->qsort_ms > 0)
-            fprintf(f, "%-12s %11zu %11.3f %12.1f %11.1f %9.1f %5d %s\n", r->name, r->n, r->ms,
-                    r->mkeys, r->qsort_ms, r->speedup, r->reps, r->correct ? "ok" : "WRONG");
-        else /* qsort not timed */
-            fprintf(f, "%-12s %11zu %11.3f %12.1f %11s %9s %5d %s\n", r->name, r->n, r->ms,
-                    r->mkeys, "-", "-", r->reps, r->correct ? "ok" : "WRONG");
-        if (r->profile[0])
-            fprintf(f, "%s", r->profile);
-    }
+}
+
+void bench_print_row(FILE *f, const bench_row *r)
+{
+    if (r->qsort_ms > 0)
+        fprintf(f, "%-12s %11zu %11.3f %12.1f %11.1f %9.1f %5d %s\n", r->name, r->n, r->ms,
+                r->mkeys, r->qsort_ms, r->speedup, r->reps, r->correct ? "ok" : "WRONG");
+    else /* qsort not timed */
+        fprintf(f, "%-12s %11zu %11.3f %12.1f %11s %9s %5d %s\n", r->name, r->n, r->ms, r->mkeys,
+                "-", "-", r->reps, r->correct ? "ok" : "WRONG");
+    if (r->profile[0])
+        fprintf(f, "%s", r->profile);
+}
+
+void bench_print(FILE *f, const bench_row *rows, size_t nrows)
+{
+    bench_print_header(f, nrows ? &rows[0] : NULL);
+    for (size_t i = 0; i < nrows; i++)
+        bench_print_row(f, &rows[i]);
 }
 
 void bench_print_json(FILE *f, const bench_row *rows, size_t nrows)

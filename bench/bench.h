@@ -64,6 +64,9 @@ typedef struct bench_config {
                             sorted host arrays out, wall clock (the input
                             copied back into the array before each sort,
                             untimed) */
+    FILE *stream;        /* if set: each row printed there as soon as it is
+                            measured (bench_print's lines), so that a run
+                            cut short keeps its rows */
 } bench_config;
 
 /* The headline cases: u32 keys, and u32 keys with u32 values. */
@@ -91,7 +94,11 @@ clsort_status bench_run_one(const char *device, const char *tuning, const bench_
                             int min_reps, double min_seconds, int qsort, uint64_t seed,
                             bench_row *row, char *err, size_t errsize);
 
+/* The table of rows: the header (the device, from the first row where
+ * there is one), then a line per row (and its profile). */
 void bench_print(FILE *f, const bench_row *rows, size_t nrows);
+void bench_print_header(FILE *f, const bench_row *first);
+void bench_print_row(FILE *f, const bench_row *r);
 
 /* `clsort bench --algorithms`: Bainville's table (rate against log2 N for
  * the selection sorts, the bitonic sorts and the radix sort, u32 keys with

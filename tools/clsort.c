@@ -364,9 +364,8 @@ static int cmd_bench(int argc, char **argv)
         else
             fprintf(stderr, "clsort bench: %s\n", err);
     }
+    cfg.stream = stdout; /* each row as it is measured */
     clsort_status s = bench_run(&cfg, rows, sizeof rows / sizeof rows[0], &nrows, err, sizeof err);
-    if (nrows)
-        bench_print(stdout, rows, nrows);
     if (json) {
         FILE *f = strcmp(json, "-") ? fopen(json, "w") : stdout;
         if (!f) {
