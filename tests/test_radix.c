@@ -1105,27 +1105,36 @@ static const clsort_type fill_types[] = {CLSORT_U32, CLSORT_I32, CLSORT_U64,
  * keys of the rounds of `round` keys of odd number, and key 0 of the even
  * ones (round 512: no work-group of an even number of them sees both;
  * round 1: the two alternate). */
+/* The inputs of few keys: room for n keys of type t (checked), and the
+ * generator's next word. */
+static unsigned char *few_keys_alloc(clsort_type t, size_t n)
+{
+    unsigned char *x = malloc(n * clsort_type_size(t) + 1);
+    CHECK(x != NULL, "out of host memory");
+    return x;
+}
+static uint64_t few_keys_next(uint64_t *r)
+{
+    *r = *r * 6364136223846793005ull + 1442695040888963407ull;
+    return *r;
+}
+
 static void *fill_input(clsort_type t, size_t n, unsigned keys, bool clash, size_t round,
                         uint64_t seed)
 {
     const size_t kb = clsort_type_size(t);
-    unsigned char *x = malloc(n * kb + 1);
-    if (!x) {
-        CHECK(false, "out of host memory");
+    unsigned char *x = few_keys_alloc(t, n);
+    if (!x)
         return NULL;
-    }
     uint64_t key[16], r = seed | 1;
-    for (unsigned j = 0; j < keys; j++) {
-        r = r * 6364136223846793005ull + 1442695040888963407ull;
-        key[j] = (r & ~0xffull) | (j * 16 + 1);
-    }
+    for (unsigned j = 0; j < keys; j++)
+        key[j] = (few_keys_next(&r) & ~0xffull) | (j * 16 + 1);
     if (clash) { /* key 0 with key 1's top byte: every pass has two digits */
         const unsigned top = (unsigned)kb * 8 - 8;
         key[2] = (key[0] & ~(0xffull << top)) | (key[1] & (0xffull << top));
     }
     for (size_t i = 0; i < n; i++) {
-        r = r * 6364136223846793005ull + 1442695040888963407ull;
-        unsigned j = (unsigned)(r >> 33) % keys;
+        unsigned j = (unsigned)(few_keys_next(&r) >> 33) % keys;
         if (clash && (j == 0 || j == 2))
             j = round ? ((i / round) % 2 ? 2 : 0) : i + 10 >= n ? 2 : 0;
         memcpy(x + i * kb, &key[j], kb); /* the low bytes (little-endian hosts) */
@@ -1275,22 +1284,16 @@ void test_radix_fill(void)
 static void *remap_input(clsort_type t, size_t n, unsigned keys, unsigned d, uint64_t seed)
 {
     const size_t kb = clsort_type_size(t);
-    unsigned char *x = malloc(n * kb + 1);
-    if (!x) {
-        CHECK(false, "out of host memory");
+    unsigned char *x = few_keys_alloc(t, n);
+    if (!x)
         return NULL;
-    }
     uint64_t key[64], r = seed | 1;
-    for (unsigned j = 0; j < keys; j++) {
-        r = r * 6364136223846793005ull + 1442695040888963407ull;
-        const uint64_t low = d ? (((uint64_t)1 << (8 * d)) - 1) * (j & 1) : 0;
-        const uint64_t upto = d == 7 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * d + 8)) - 1;
-        key[j] = (r & ~upto) | (uint64_t)(4 * j + 3) << (8 * d) | low;
-    }
-    for (size_t i = 0; i < n; i++) {
-        r = r * 6364136223846793005ull + 1442695040888963407ull;
-        memcpy(x + i * kb, &key[(r >> 33) % keys], kb); /* the low bytes (little-endian) */
-    }
+    const uint64_t low = d ? ((uint64_t)1 << (8 * d)) - 1 : 0;
+    const uint64_t upto = d == 7 ? ~(uint64_t)0 : ((uint64_t)1 << (8 * d + 8)) - 1;
+    for (unsigned j = 0; j < keys; j++)
+        key[j] = (few_keys_next(&r) & ~upto) | (uint64_t)(4 * j + 3) << (8 * d) | low * (j & 1);
+    for (size_t i = 0; i < n; i++) /* the low bytes (little-endian hosts) */
+        memcpy(x + i * kb, &key[(few_keys_next(&r) >> 33) % keys], kb);
     return x;
 }
 
