@@ -83,13 +83,14 @@ typedef union idx_arg {
     cl_uint u32;
     cl_ulong u64;
 } idx_arg;
-/* Keys alone of an integer type sorted by all their bits: keys that sort
- * alike are one bit pattern (equal keys may trade places, and a key can be
- * written from its order key). */
+/* Keys of an integer type sorted by all their bits: keys that sort alike
+ * are one bit pattern. */
 static inline bool radix_keys_whole(const clsort_radix_job *job)
 {
     return job->key.kind != 2 && job->begin_bit == 0 && job->end_bit == job->key.bytes * 8;
 }
+/* ...and alone: equal keys may trade places, and a key can be written from
+ * its order key. */
 static inline bool radix_keys_alone_whole(const clsort_radix_job *job)
 {
     return !job->vals && radix_keys_whole(job);

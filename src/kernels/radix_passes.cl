@@ -161,7 +161,7 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
     clsort_os_tile(&m, SELECT_BUF(si, ku, ka, kb) + portion_start, SELECT_BUF(di, ku, ka, kb),   \
                    SELECT_BUF(si, vu, va, vb) + portion_start, SELECT_BUF(di, vu, va, vb),     \
                    HAVE_VALUES ? w.s3 : 0u, portion_start, portion_len, shift, mask,           \
-                   descending ? (mask) : 0u, remap, lookback + lb_off, bases, next_counter)
+                   descending ? mask : 0u, remap, lookback + lb_off, bases, next_counter)
 #if CLSORT_OS_PERSIST
     /* Persistent work-groups (fewer than tiles, about as many as run at
      * once): each sorts tile after tile, taking the next tile's number from
@@ -191,9 +191,11 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
              * key's digit of the check's pass, through its table; a call
              * of its own, so that the passes' tiles take no table */
             const uint fp = state[ST_FILL] - 1;
-            OS_PASS_TILES(clsort_pass_shift(begin_bit, fp), clsort_pass_mask(begin_bit, end_bit, fp),
-                          (const global uchar *)(state + state[ST_FILL_AT] +
-                                                 FILL_TABLE_REMAP(RADIX)));
+            const uint shift = clsort_pass_shift(begin_bit, fp);
+            const uint mask = clsort_pass_mask(begin_bit, end_bit, fp);
+            const global uchar *remap =
+                (const global uchar *)(state + state[ST_FILL_AT] + FILL_TABLE_REMAP(RADIX));
+            OS_PASS_TILES(shift, mask, remap);
             return;
         }
 #endif
@@ -202,8 +204,9 @@ void clsort_radix_onesweep(CLSORT_PARAMS(clsort_radix_onesweep))
                            vb, portion_start, portion_len, state);
         return;
     }
-    OS_PASS_TILES(clsort_pass_shift(begin_bit, pass), clsort_pass_mask(begin_bit, end_bit, pass),
-                  (const global uchar *)0);
+    const uint shift = clsort_pass_shift(begin_bit, pass);
+    const uint mask = clsort_pass_mask(begin_bit, end_bit, pass);
+    OS_PASS_TILES(shift, mask, (const global uchar *)0);
 #undef OS_PASS_TILES
 #undef OS_PASS_TILE
 }
