@@ -1245,7 +1245,14 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     local uint seen[RADIX];
     /* stop_l by round parity, so that the next round's word does not
      * overwrite this one's before it is read */
-    local uint stop_l[2], new_l, last_l, ok_l, agree_l, keys_l;
+    local uint stop_l[2], last_l, ok_l, agree_l, keys_l;
+    /* new_l by round mod 3: set by any work-item before a round's barrier
+     * and read after it, then cleared by work-item 0 after the next
+     * round's barrier (every work-item has read it), which comes before
+     * any work-item can set it again, two rounds on; with one word, a
+     * fast warp's next round could set it before a slow one had read
+     * this round's, and the warps would take different barriers */
+    local uint new_l[3];
 #if FILL_SET_OK
     local set_t skey[FILL_SET_LOCAL];
     local uint scnt[FILL_SET_LOCAL], used_l, zero_l, bad_l, total_l;
@@ -1287,7 +1294,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             seen[d] = 0;
     }
     if (lid == 0)
-        new_l = 0;
+        new_l[0] = new_l[1] = new_l[2] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* ulong: with 32-bit indices, a round past n near 2^32 must not wrap */
     const ulong round = (ulong)CLSORT_HIST_WG * CHECK_ITEMS;
@@ -1347,9 +1354,11 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
                 }
             }
             if (fresh)
-                new_l = 1;
+                new_l[r % 3] = 1;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            new_l[(r + 2) % 3] = 0; /* the round before's */
 #if FILL_SET_OK
         if (by_set && bad_l <= r)
             bad = 1; /* uniform */
@@ -1358,13 +1367,11 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
             stopped = 1;
             break;
         }
-        if (new_l) { /* uniform: read after the barrier */
+        if (!by_set && new_l[r % 3]) { /* uniform: read after the barrier */
             for (uint j = 0; j < CHECK_ITEMS; j++)
                 if (fresh >> j & 1)
                     lut[dg[j]] = k[j]; /* one of the round's fresh keys wins */
             barrier(CLK_LOCAL_MEM_FENCE);
-            if (lid == 0)
-                new_l = 0; /* every work-item has read it */
             for (uint j = 0; j < CHECK_ITEMS; j++)
                 if (fresh >> j & 1) {
                     bad |= lut[dg[j]] != k[j];
