@@ -555,6 +555,11 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
                                onesweep, true, seq));
         CLSORT_TRY(run_plan(ctx, prog, job, s, b, PLAN_TOP, seq));
     }
+    /* where the sample found the keys few (TILE_FEW), the check by the
+     * set before any count (it does nothing otherwise); where it holds,
+     * nothing is left pending */
+    if (s->fill && radix_sample_few(ctx) && (route == ROUTE_MSD_TILES || radix_samples(job, s)))
+        CLSORT_TRY(run_fill_check(ctx, prog, job, s, b, seq));
     /* the other passes are counted only when that does not decide */
     CLSORT_TRY(run_upfront(ctx, prog, job, s, b, 0, s->passes - 1, 0, GATE_PENDING,
                            route == ROUTE_MSD_TILES && s->fill_only, false, seq));

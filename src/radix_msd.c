@@ -59,9 +59,7 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
         s->scratch_words += MAP_WORDS(R);
 }
 
-/* The sample's estimate of few keys (tuning sample_few; TILE_FEW): where
- * the device's local memory holds its table */
-static bool radix_sample_few(const clsort_context *ctx)
+bool radix_sample_few(const clsort_context *ctx)
 {
     return ctx->tuning.sample_few && ctx->facts.local_mem_bytes >= FEW_LOCAL_BYTES;
 }

@@ -109,7 +109,7 @@
       "them, or pairs sorted in one pass by the keys' ranks (0: never)")                        \
     X(sample_few, NUM, 0, 1, none,                                                                \
       "MSD order's sample estimates how many distinct keys there are (Chao1), and where they "    \
-      "look few (up to 1536) the plans take LSD order, so that the few keys' check runs (where "  \
+      "look few (up to 1536) the few keys' check by the set runs before any count (where "        \
       "fill_min lets it; 0: never)")
 
 /* The classic count and scatter passes. */

@@ -510,6 +510,16 @@ inline void clsort_publish_bits(global uint *bitwords, KEY_T any, KEY_T anyc)
 #endif
 }
 
+/* zero_vec 16-byte words at zero, a contiguous part per work-group */
+inline void clsort_zero_vec(global uint *zero, ulong zero_vec)
+{
+    global uint4 *z = (global uint4 *)zero;
+    const ulong per = (zero_vec + get_num_groups(0) - 1) / get_num_groups(0);
+    const ulong z0 = get_group_id(0) * per, z1 = min(z0 + per, zero_vec);
+    for (ulong e = z0 + get_local_id(0); e < z1; e += CLSORT_HIST_WG)
+        z[e] = (uint4)(0u);
+}
+
 /* Counts of the digits of passes [p_lo, p_hi) over keys[0..n), added to
  * counts[P][RADIX]; the work-groups sweep the keys round by round
  * (the vector loads) or take a contiguous chunk each. With want_bits it
@@ -530,14 +540,7 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
      * (the end of the portion before) */
     const uint want_order = order_check != 0;
     const idx_t order_from = order_check == 2 ? 0 : 1;
-    if (zero_vec) {
-        /* zero_vec 16-byte words at zero, a contiguous part per work-group */
-        global uint4 *z = (global uint4 *)zero;
-        const ulong per = (zero_vec + get_num_groups(0) - 1) / get_num_groups(0);
-        const ulong z0 = get_group_id(0) * per, z1 = min(z0 + per, zero_vec);
-        for (ulong e = z0 + get_local_id(0); e < z1; e += CLSORT_HIST_WG)
-            z[e] = (uint4)(0u);
-    }
+    clsort_zero_vec(zero, zero_vec);
     KEY_T any = 0, anyc = 0; /* OR of the images and of their complements */
 #if HIST_VEC
     /* the work-groups sweep all the keys together, round by round */
@@ -559,8 +562,9 @@ inline void clsort_upfront_work(global const KEY_T *keys, idx_t n, idx_t chunk, 
  * (ST_PENDING), with GATE_UNTILED nothing if the tile pass has counted the
  * top digit and noted the bits instead (its flag, the word after the
  * bitwords: see clsort_radix_tiles). Where that flag has TILE_FEW, the
- * first count (GATE_UNTILED, GATE_FIRST) counts every pass and the pending
- * one nothing. The order flags go to order[order_off]. */
+ * first count (GATE_UNTILED, GATE_FIRST) only zeroes: the check by the set
+ * runs first, and where it fails the pending count counts every pass
+ * (PENDING_RECOUNT). The order flags go to order[order_off]. */
 kernel __attribute__((reqd_work_group_size(CLSORT_HIST_WG, 1, 1)))
 void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
 {
@@ -568,9 +572,7 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     local uint order_l;
     const uint flag = bitwords[bits_off + BITS_TILE_FLAG];
     const bool tiles_ran = clsort_tiles_ran(flag);
-    const bool few = gated != GATE_NONE && (flag & TILE_FEW) != 0; /* MSD order's counts */
-    if ((gated == GATE_PENDING && (!state[ST_PENDING] || few)) ||
-        (gated == GATE_UNTILED && tiles_ran))
+    if ((gated == GATE_PENDING && !state[ST_PENDING]) || (gated == GATE_UNTILED && tiles_ran))
         return;
     /* the top pass too, where the tile pass counted the map's buckets */
     const uint hi = gated == GATE_PENDING && state[ST_PENDING] == PENDING_RECOUNT ? p_hi + 1u
@@ -578,7 +580,11 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     /* the pending count zeroes (zero_vec) only after a tile pass that ran:
      * else the first count has */
     const ulong zv = gated == GATE_PENDING && !tiles_ran ? 0ul : zero_vec;
-    clsort_upfront_work(keys + keys_off, n, chunk, few ? 0u : p_lo, hi, begin_bit, end_bit,
+    if (gated != GATE_NONE && gated != GATE_PENDING && (flag & TILE_FEW)) {
+        clsort_zero_vec(zero + zero_off, zv);
+        return;
+    }
+    clsort_upfront_work(keys + keys_off, n, chunk, p_lo, hi, begin_bit, end_bit,
                         descending, counts + counts_off, bitwords + bits_off, want_bits,
                         zero + zero_off, zv, h, order_check, order + order_off, &order_l);
 }
@@ -637,7 +643,9 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
  * twice its share of the keys (few keys, or some common ones, as Zipf's;
  * uniform keys never), none of more than a quarter of them, and every
  * active pass leaves a digit empty, it gathers the keys themselves
- * (FILL_SET).
+ * (FILL_SET). Where MSD order's sample found the keys few (TILE_FEW), the
+ * first plan asks for FILL_SET before any count, with ST_PENDING
+ * PENDING_RECOUNT, and the pending plan (the check failed) for none.
  *
  * constant_digit: PLAN_PASS_WORDS local words (per pass whether its digit
  * is constant, then how many digits it has, then PLAN_SKEWED: bit 0 a
@@ -782,7 +790,12 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
          * the active pass of the most digits, where none has more than
          * FILL_DIGITS_MAX */
         uint fill_code = 0;
-        if (fill_gate && !ordered && active >= 2 && !copy_first) {
+        /* where the sample's keys looked few (TILE_FEW; MSD order's
+         * phases, whose bitwords hold the flag), the first plan has asked
+         * for the check by the set before any count; the pending plan
+         * runs only where it failed, and asks for none */
+        const bool few_sample = (tile_flag & TILE_FEW) != 0 && phase != PLAN_ALL;
+        if (fill_gate && !first && !few_sample && !ordered && active >= 2 && !copy_first) {
             uint best = 0, most_digits = 0;
             for (uint p = 0; p < passes; p++)
                 if (!constant_digit[p] && digits[p] > most_digits) {
@@ -807,19 +820,23 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                     fill_code = FILL_SET; /* its counts are 32-bit */
             }
         }
-        /* the sample's keys looked few (TILE_FEW; MSD order's phases, whose
-         * bitwords hold the flag): the first plan leaves the decision to the
-         * pending one, which takes LSD order where it asks for the check */
-        const bool few_keys = phase != PLAN_ALL && (tile_flag & TILE_FEW) != 0 &&
-                              (phase != PLAN_PENDING || fill_code != 0);
+        /* the first plan then leaves the decision to the pending one: the
+         * first count has counted nothing, and the pending one counts
+         * every pass (PENDING_RECOUNT) */
+        const bool few_keys = first && few_sample;
         const bool msd =
             !fill_bad && !few_keys &&
             (most <= msd_max ||
              (mapped && top == passes - 1 && active >= 3 && most <= TILE_MAPPED_MAX * msd_max) ||
              (few && top == passes - 1 && active >= 3 && msd_max > 0));
         state[ST_PENDING] =
-            first && !msd && !ordered ? (mapped || fill ? PENDING_RECOUNT : 1u) : 0u;
-        state[ST_FILL] = 0;
+            first && !msd && !ordered ? (mapped || fill || few_keys ? PENDING_RECOUNT : 1u) : 0u;
+        /* the check by the set, which clears ST_PENDING where it holds (its
+         * counts are 32-bit) */
+        state[ST_FILL] = few_keys && FILL_SET_OK && fill_gate == FILL_GATE_KEYS &&
+                                 n <= 0xffffffffu
+                             ? FILL_SET
+                             : 0u;
         state[ST_FILL_KEYS] = 0;
         state[ST_MSD] = msd ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && tiles_ran && msd && top == passes - 1
@@ -906,7 +923,7 @@ void clsort_radix_plan(CLSORT_PARAMS(clsort_radix_plan))
     clsort_plan(c, portions, passes, n, begin_bit, end_bit, allow_skip,
                 gen_index, msd_max, phase, clear && phase == PLAN_ALL && msd_max == 0,
                 bitwords + bits_off, state, bases, s, constant_digit, order + order_off,
-                order_mode, phase == PLAN_ALL || phase == PLAN_PENDING ? fill : 0u);
+                order_mode, fill);
 }
 
 /* The one-work-group start of a small sort (one portion): counts every
@@ -1258,8 +1275,8 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
     local uint scnt[FILL_SET_LOCAL], used_l, zero_l, bad_l, total_l;
 #endif
     const uint fp = state[ST_FILL];
-    if (!fp)
-        return;
+    if (!fp || state[ST_FILL_KEYS])
+        return; /* none asked, or the launch before the pending count held (TILE_FEW) */
     if (fp == FILL_REVERSE) {
         clsort_reverse_keys(keys + keys_off, n);
         return;
@@ -1500,6 +1517,7 @@ void clsort_radix_fill_check(CLSORT_PARAMS(clsort_radix_fill_check))
         state[ST_ACTIVE_PASSES] = 1;
         state[ST_COPY_BACK] = 0;
         state[ST_IOTA] = 0;
+        state[ST_PENDING] = 0; /* TILE_FEW: nothing left to count or plan */
     }
 }
 
