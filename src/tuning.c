@@ -26,10 +26,10 @@
  * work-items as if the pass were constant (PERFORMANCE.md, decision log,
  * area CPU, `plan_wg`, `5b4b5b0`); one work-item plans in microseconds.
  * fill_min: the few keys' check where the plan leaves MSD order (decision
- * log, area CPU, the check after the pending plan); SAMPLE_FEW: the sample
- * sends keys that look few to it (decision log, area CPU, sample_few: a
- * gain on 16 units, a loss for 4-byte keys on 2 cores). */
-#define POCL_CPU_ROW(LARGE_MIN, MSD_BOUND, TILE_MIN, SAMPLE_FEW)                              \
+ * log, area CPU, the check after the pending plan); sample_few: the check
+ * by the set first where the sample's keys look few (decision log, area
+ * CPU, sample_few). */
+#define POCL_CPU_ROW(LARGE_MIN, MSD_BOUND, TILE_MIN)                                          \
     {.algorithm = ONESWEEP, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,     \
      .cl_wg = 1, .cl_items = 1, .cl_groups = 1, .hist_wg = 1, .hist_items = 1,                \
      .hist_groups = 2, .plan_wg = 1, .skip_min = 0, .order_min = 1u << 16, .small_max = 0,    \
@@ -39,7 +39,7 @@
      .scan_items = 64, .scan_onepass = 1, .msd = 1, .msd_bound = (MSD_BOUND),                 \
      .large_bits = 11, .large_min = (LARGE_MIN),                                              \
      .bucket_local = 3u << 19, .bucket_split = 3u << 18, .nt_min = (TILE_MIN),              \
-     .tile_min = (TILE_MIN), .fill_min = 1u << 23, .sample_few = (SAMPLE_FEW)}
+     .tile_min = (TILE_MIN), .fill_min = 1u << 23, .sample_few = 1}
 #define POCL_SEE                                                                              \
     "docs/PERFORMANCE.md, decision log, areas: CPU; GPU small (single_max); segments "        \
     "(seg_radix_min, seg_packed_max, bt_regs); scan (scan_onepass)"
@@ -82,9 +82,9 @@ static const clsort_tuning_row table[] = {
      * cores the top digit from tiles and streaming stores from 4 MiB, below
      * from 128 MiB */
     {"PoCL CPUs of 8 or more cores: one work-item per group, 64K-key tiles, 8-bit digits",
-     POCL_SEE, 0, CLSORT_VENDOR_POCL, NULL, 8, POCL_CPU_ROW(0, 4, 1u << 22, 1)},
+     POCL_SEE, 0, CLSORT_VENDOR_POCL, NULL, 8, POCL_CPU_ROW(0, 4, 1u << 22)},
     {"PoCL CPUs: one work-item per group, 64K-key tiles that stay in cache", POCL_SEE, 0,
-     CLSORT_VENDOR_POCL, NULL, 0, POCL_CPU_ROW(1u << 21, 16, 1u << 27, 0)},
+     CLSORT_VENDOR_POCL, NULL, 0, POCL_CPU_ROW(1u << 21, 16, 1u << 27)},
     {"other CPUs: the classic strategy, CPU shape", "not measured", 0, CLSORT_VENDOR_OTHER,
      NULL, 0,
      {.algorithm = CLASSIC, .radix_bits = 8, .os_wg = 1, .os_items = 65536, .os_rank = 0,
