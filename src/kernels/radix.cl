@@ -1134,31 +1134,51 @@ inline uint clsort_set_round(const KEY_T *k, ulong r0, idx_t n, uint r, volatile
                              volatile local uint *bad)
 {
     uint zero = 0;
+#if CLSORT_HIST_WG == 1
+    /* one work-item: the round's slots first (a loop without stores), then
+     * each key counted where its first slot holds it (most keys, once the
+     * table has them), the others found or added, without volatile or
+     * atomics */
+    local set_t *t = (local set_t *)lkey;
+    local uint *c = (local uint *)lcnt;
+    uint slot[CHECK_ITEMS];
+    for (uint j = 0; j < CHECK_ITEMS; j++)
+        slot[j] = clsort_set_hash((set_t)k[j], FILL_SET_LOCAL_BITS);
+    const uint m = n - r0 < CHECK_ITEMS ? (uint)(n - r0) : CHECK_ITEMS;
+    for (uint j = 0; j < m; j++) {
+        const set_t x = (set_t)k[j];
+        if (t[slot[j]] == x && x != 0) {
+            c[slot[j]]++;
+        } else if (x == 0) {
+            zero++;
+        } else {
+            local uint *tu = (local uint *)used;
+            const int at = *tu <= FILL_SET_MAX
+                               ? clsort_set_find_one(t, x, FILL_SET_LOCAL_BITS, tu)
+                               : -1;
+            if (at < 0)
+                *bad = r;
+            else
+                c[at]++;
+        }
+    }
+#else
     for (uint j = 0; j < CHECK_ITEMS; j++) {
         const set_t x = (set_t)k[j];
         if (r0 + (ulong)j * CLSORT_HIST_WG + get_local_id(0) >= n) {
         } else if (x == 0) {
             zero++;
         } else {
-#if CLSORT_HIST_WG == 1
-            /* one work-item: the table without volatile or atomics */
-            local uint *tu = (local uint *)used;
-            const int at = *tu <= FILL_SET_MAX ? clsort_set_find_one((local set_t *)lkey, x,
-                                                                     FILL_SET_LOCAL_BITS, tu)
-                                               : -1;
-#else
             const int at = *used <= FILL_SET_MAX
                                ? clsort_set_find_local(lkey, x, FILL_SET_LOCAL_BITS, used)
                                : -1;
-#endif
             if (at < 0)
                 *bad = r;
-            else if (CLSORT_HIST_WG == 1)
-                ((local uint *)lcnt)[at]++;
             else
                 atomic_inc(&lcnt[at]);
         }
     }
+#endif
     return zero;
 }
 
