@@ -478,6 +478,10 @@ int clsort_radix_last_fill(clsort_context *ctx);
  * p + 1 by pass p's digits, FILL_SET by the set of keys, 0 none; -1 no
  * state to read). Tests. */
 int clsort_radix_last_fill_check(clsort_context *ctx);
+/* 1 where the sample's keys looked few and the check by the set, run
+ * before any count, refused them (ST_FEW_REFUSED); 0 otherwise, -1 no
+ * state to read. Tests. */
+int clsort_radix_last_few_refused(clsort_context *ctx);
 /* Tests: what the plan of the context's last radix sort made of the order
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */

@@ -125,6 +125,11 @@ int clsort_radix_last_fill(clsort_context *ctx) { return last_state_word(ctx, ST
 
 int clsort_radix_last_fill_check(clsort_context *ctx) { return last_state_word(ctx, ST_FILL); }
 
+int clsort_radix_last_few_refused(clsort_context *ctx)
+{
+    return last_state_word(ctx, ST_FEW_REFUSED);
+}
+
 int clsort_radix_last_order(clsort_context *ctx)
 {
     cl_uint w[ST_PASS(1)]; /* the plan's words up to pass 0's */
@@ -582,8 +587,8 @@ clsort_status clsort_radix_sort(clsort_context *ctx, const clsort_radix_job *job
     s.order = order_mode(ctx, job, &s);
     const radix_route route = choose_route(ctx, job, &s);
     /* the few keys' check: LSD order's own count and plan, or the CPU
-     * shape's pending plan (MSD order refused), the passes in their own
-     * launches */
+     * shape's pending plan (MSD order refused) or, where the sample's keys
+     * look few, its first plan; the passes in their own launches */
     if (route == ROUTE_SINGLE || route == ROUTE_PROLOGUE || route == ROUTE_CLASSIC || chained)
         s.fill = 0;
     switch (route) {

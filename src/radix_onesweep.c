@@ -130,7 +130,8 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
      * bytes on: the check's launch costs the same, wider keys' passes more;
      * clsort_radix_sort keeps it for the routes of separate pass launches):
      * keys alone of an integer type over all their bits (on the CPU shape
-     * where MSD order is refused, after the pending plan), and such keys
+     * where MSD order is refused, after the pending plan, or where the
+     * sample's keys look few, before any count), and such keys
      * with values on the GPU shape in one portion, sorted in one pass by
      * their ranks where the check holds (FILL_GATE_REMAP) */
     const bool check = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 && !segments &&

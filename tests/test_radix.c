@@ -1906,7 +1906,8 @@ void test_radix_mapped(void)
  * the order taken without the estimate); 1100 values look few too, but the
  * check refuses them: the pending count counts every pass, and the order is
  * the one taken without the estimate (sample_few=0); 4000 and 6000 values
- * keep MSD order. From tiles (tile_min 1,
+ * take the order chosen without the estimate; each asserts whether the
+ * check first refused the keys. From tiles (tile_min 1,
  * where PoCL builds them) at 200003 keys, and without (tile_min 0) at
  * 1048583 (the sample from 2^20 keys on); u32, i64 and u16, ascending and
  * descending, checked against the reference. */
@@ -1918,16 +1919,17 @@ void test_radix_fill_sample(void)
                                  "fill_min=100,tile_min=0,order_min=1000"};
     static const clsort_type types[] = {CLSORT_U32, CLSORT_I64, CLSORT_U16};
     /* keys, key 0 and the largest among them, how drawn, keys the fill
-     * writes, MSD order (-1: as with sample_few=0) */
+     * writes, MSD order (-1: as with sample_few=0), whether the check by
+     * the set ran first and refused them */
     static const struct {
         unsigned keys;
         bool zero_max;
-        int kind, fill, msd;
+        int kind, fill, msd, refused;
     } cases[] = {
-        {300, false, SET_EVEN, 300, 0},      {1000, true, SET_EVEN, 1000, 0},
-        {1100, false, SET_EVEN, 0, -1},      {4000, false, SET_EVEN, 0, 1},
-        {6000, false, SET_EVEN, 0, 1},       {600, false, SET_FULL, 600, 0},
-        {600, false, SET_DOMINANT, 600, 0},
+        {300, false, SET_EVEN, 300, 0, 0},      {1000, true, SET_EVEN, 1000, 0, 0},
+        {1100, false, SET_EVEN, 0, -1, 1},      {4000, false, SET_EVEN, 0, -1, 0},
+        {6000, false, SET_EVEN, 0, -1, 0},      {600, false, SET_FULL, 600, 0, 0},
+        {600, false, SET_DOMINANT, 600, 0, 0},
     };
     for (size_t si = 0; si < 2; si++) {
         char on[200], off[200];
@@ -1969,13 +1971,17 @@ void test_radix_fill_sample(void)
                         want_msd = clsort_radix_last_msd(ctx0);
                     }
                     ok = ok && sort_and_check(ctx, &c, on);
-                    const int got = clsort_radix_last_fill(ctx), msd = clsort_radix_last_msd(ctx);
-                    CHECK(!ok || (got == want_fill && msd == want_msd),
+                    const int got = clsort_radix_last_fill(ctx), msd = clsort_radix_last_msd(ctx),
+                              refused = clsort_radix_last_few_refused(ctx);
+                    CHECK(!ok || (got == want_fill && msd == want_msd &&
+                                  refused == cases[kc].refused),
                           "%s: %s, %u keys (kind %d)%s, n=%zu: the fill wrote %d keys (expected "
-                          "%d), MSD order %d (expected %d)",
+                          "%d), MSD order %d (expected %d), the check first refused them: %d "
+                          "(expected %d)",
                           on, clsort_type_name(t), cases[kc].keys, cases[kc].kind,
-                          desc ? ", descending" : "", n, got, want_fill, msd, want_msd);
-                    ok = ok && got == want_fill && msd == want_msd;
+                          desc ? ", descending" : "", n, got, want_fill, msd, want_msd, refused,
+                          cases[kc].refused);
+                    ok = ok && got == want_fill && msd == want_msd && refused == cases[kc].refused;
                 }
                 free(in);
             }
@@ -1983,5 +1989,20 @@ void test_radix_fill_sample(void)
         clsort_context_release(ctx0);
         if (!ok)
             return;
+    }
+    /* a group shape of MSD order (hist_wg 64): the first plan asks for no
+     * reversal by the check's launch, which also runs before the pending
+     * count (8-byte keys in reverse order were reversed twice) */
+    const char *rev_specs[2] = {
+        "os_rank=serial,msd=1,hist_wg=64,sample_few=1,fill_min=1,tile_min=0,order_min=1000",
+        "os_rank=serial,msd=1,hist_wg=64,sample_few=1,fill_min=1,tile_min=1,nt_min=1,"
+        "order_min=1000"};
+    for (int si = 0; si < 2; si++) {
+        clsort_context *ctx = test_context(rev_specs[si]);
+        if (!ctx)
+            return;
+        sort_case c = make(CLSORT_U64, DATA_REVERSED, si ? 200003 : 1048583, CHECK_KEYS);
+        sort_and_check(ctx, &c, rev_specs[si]);
+        clsort_context_release(ctx);
     }
 }

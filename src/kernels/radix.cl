@@ -791,11 +791,18 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
          * FILL_DIGITS_MAX */
         uint fill_code = 0;
         /* where the sample's keys looked few (TILE_FEW; MSD order's
-         * phases, whose bitwords hold the flag), the first plan has asked
-         * for the check by the set before any count; the pending plan
-         * runs only where it failed, and asks for none */
+         * phases, whose bitwords hold the flag), the first plan asks for
+         * the check by the set before any count (its counts are 32-bit);
+         * the pending plan runs only where it refused them, and asks for
+         * none. Only that first ask is the first plan's: the checks of LSD
+         * order and the reversal by the check's launch are the later
+         * plans' (lsd_gate), the check's launch before the pending count
+         * running only for the set */
         const bool few_sample = (tile_flag & TILE_FEW) != 0 && phase != PLAN_ALL;
-        if (fill_gate && !first && !few_sample && !ordered && active >= 2 && !copy_first) {
+        const bool set_first = few_sample && FILL_SET_OK && fill_gate == FILL_GATE_KEYS &&
+                               n <= 0xffffffffu;
+        const uint lsd_gate = first ? 0u : fill_gate;
+        if (lsd_gate && !set_first && !ordered && active >= 2 && !copy_first) {
             uint best = 0, most_digits = 0;
             for (uint p = 0; p < passes; p++)
                 if (!constant_digit[p] && digits[p] > most_digits) {
@@ -804,7 +811,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
                 }
             if (most_digits <= FILL_DIGITS_MAX)
                 fill_code = best + 1;
-            else if (FILL_SET_OK && fill_gate == FILL_GATE_KEYS &&
+            else if (FILL_SET_OK && lsd_gate == FILL_GATE_KEYS &&
                      constant_digit[PLAN_SKEWED] == 1 && n <= 0xffffffffu) {
                 /* and every active pass leaves a digit empty: many keys
                  * fill every digit of some pass (Zipf over 2^20 values,
@@ -831,13 +838,10 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
              (few && top == passes - 1 && active >= 3 && msd_max > 0));
         state[ST_PENDING] =
             first && !msd && !ordered ? (mapped || fill || few_keys ? PENDING_RECOUNT : 1u) : 0u;
-        /* the check by the set, which clears ST_PENDING where it holds (its
-         * counts are 32-bit) */
-        state[ST_FILL] = few_keys && FILL_SET_OK && fill_gate == FILL_GATE_KEYS &&
-                                 n <= 0xffffffffu
-                             ? FILL_SET
-                             : 0u;
+        /* the check by the set, which clears ST_PENDING where it holds */
+        state[ST_FILL] = first && set_first ? FILL_SET : 0u;
         state[ST_FILL_KEYS] = 0;
+        state[ST_FEW_REFUSED] = phase == PLAN_PENDING && set_first;
         state[ST_MSD] = msd ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && tiles_ran && msd && top == passes - 1
                               ? (mapped ? TILED_MAPPED : fill ? TILED_FILL : 1u)
@@ -882,7 +886,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
             state[ST_COPY_BACK] = (active == 1);
             state[ST_IOTA] = (active == 0) && gen_index;
             state[ST_FILL] = fill_code; /* the few keys' check */
-            if (ordered == 2 && fill_gate == FILL_GATE_KEYS && CLSORT_KEY_BYTES == 8 &&
+            if (ordered == 2 && lsd_gate == FILL_GATE_KEYS && CLSORT_KEY_BYTES == 8 &&
                 CLSORT_HIST_WG > 1) {
                 /* 8-byte keys: the check's launch reverses the keys in U,
                  * a light kernel with many loads in flight, where pass 0's
@@ -1023,9 +1027,10 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
                 PLAN_ALL, 1, sync, state, bases, s, constant_digit, order, order_mode, fill);
 }
 
-/* The few keys' check (GPU shapes; launched between the plan and the
- * passes where the host allows the fill; does nothing unless the plan set
- * ST_FILL). Work-group g takes rounds g, g + groups, ... of HIST_WG *
+/* The few keys' check (launched between the plan and the passes where the
+ * host allows the fill, and on the CPU shapes also between MSD order's
+ * first plan and the pending count; does nothing unless a plan set ST_FILL,
+ * nor where an earlier launch held: ST_FILL_KEYS). Work-group g takes rounds g, g + groups, ... of HIST_WG *
  * HIST_ITEMS keys; a group that finds the keys not few stops every group
  * (FILL_ABORT, read every eighth round). By the digits of pass p (ST_FILL
  * p + 1): each group keeps the first key it sees of each digit (lut) and

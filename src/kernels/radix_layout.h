@@ -25,6 +25,10 @@
 #define ST_FILL 8
 #define ST_FILL_KEYS 9
 #define ST_FILL_AT 10
+/* 1 where the sample's keys looked few (TILE_FEW), the check by the set
+ * ran before any count and refused them, and the pending plan sorted them
+ * (tests) */
+#define ST_FEW_REFUSED 11
 #define ST_PASS(p) (12 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
@@ -55,9 +59,10 @@
 #define GATE_PENDING 1  /* counts only where the first plan left ST_PENDING */
 #define GATE_UNTILED 2  /* counts only where the tile pass did not run */
 #define GATE_FIRST 3    /* MSD order's first count without tiles: always counts */
-/* Where the sample found the keys few (TILE_FEW: the plans take LSD order),
- * the first count of MSD order (GATE_UNTILED, GATE_FIRST) counts every pass
- * and the pending one (GATE_PENDING) nothing: one read of the keys. */
+/* Where the sample found the keys few (TILE_FEW), the first count of MSD
+ * order (GATE_UNTILED, GATE_FIRST) only zeroes: the check by the set runs
+ * before any count, and where it fails the pending one (GATE_PENDING,
+ * PENDING_RECOUNT) counts every pass. */
 /* The words after MSD order's four bit words (scratch at bits_at): the tile
  * pass's flag, then its tile counter. */
 #define BITS_TILE_FLAG 4
@@ -94,8 +99,9 @@
  * pass, and the plan reads flag 2 as without tiles (clsort_tiles_ran). */
 #define TILE_SKIP 16u
 /* With TILE_SKIP (no tiles): the sample's keys look few (FEW_SAMPLE_MAX),
- * so the plans refuse MSD order, and the few keys' check runs after the
- * pending plan (the host's `few`: where the shape allows the check). The
+ * so the first plan asks for the check by the set before any count (the
+ * host's `few`: where the shape allows the check), and the pending plan,
+ * where it refused them, chooses the order as without the estimate. The
  * estimate is Chao1's, d + f1 (f1 - 1) / (2 (f2 + 1)) from the samples'
  * d distinct keys, f1 of them seen once and f2 twice, counted in a table
  * of 2^FEW_SLOTS_BITS slots (at least twice the samples). */
