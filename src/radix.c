@@ -563,7 +563,7 @@ static clsort_status count_and_plan_filled(clsort_context *ctx, clsort_program *
     /* where the sample found the keys few (TILE_FEW), the check by the
      * set before any count (it does nothing otherwise); where it holds,
      * nothing is left pending */
-    if (s->fill && radix_sample_few(ctx) && (route == ROUTE_MSD_TILES || radix_samples(job, s)))
+    if (radix_samples(job, s) && radix_sample_asks_few(ctx, s))
         CLSORT_TRY(run_fill_check(ctx, prog, job, s, b, seq));
     /* the other passes are counted only when that does not decide */
     CLSORT_TRY(run_upfront(ctx, prog, job, s, b, 0, s->passes - 1, 0, GATE_PENDING,

@@ -137,9 +137,10 @@ int radix_msd_options(const clsort_context *ctx, const radix_shape *s,
 /* The plan's bound on a bucket (0: LSD order only). */
 size_t radix_msd_max(const clsort_context *ctx, const clsort_radix_job *job,
                      const radix_shape *s);
-/* The sample's estimate of few keys (tuning sample_few; TILE_FEW): where
- * the device's local memory holds its table */
-bool radix_sample_few(const clsort_context *ctx);
+/* Whether MSD order's sample, where it runs, may find the keys few
+ * (TILE_FEW): the shape allows the few keys' check, and the tuning and the
+ * device's local memory the sample's estimate */
+bool radix_sample_asks_few(const clsort_context *ctx, const radix_shape *s);
 clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
                                const clsort_radix_job *job, const radix_shape *s,
                                const radix_buffers *b, clsort_seq *seq);

@@ -59,9 +59,16 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
         s->scratch_words += MAP_WORDS(R);
 }
 
-bool radix_sample_few(const clsort_context *ctx)
+/* The sample's estimate of few keys (tuning sample_few; TILE_FEW): where
+ * the device's local memory holds its table */
+static bool radix_sample_few(const clsort_context *ctx)
 {
     return ctx->tuning.sample_few && ctx->facts.local_mem_bytes >= FEW_LOCAL_BYTES;
+}
+
+bool radix_sample_asks_few(const clsort_context *ctx, const radix_shape *s)
+{
+    return s->fill && radix_sample_few(ctx);
 }
 
 /* The CPU shape's defines: MSD order's buckets of up to CLSORT_IN_LOCAL
@@ -111,7 +118,7 @@ clsort_status radix_run_sample(clsort_context *ctx, clsort_program *prog,
              map_off = s->tiled ? s->map_at : 0;
     cl_uint pass = s->passes - 1, begin = job->begin_bit, end = job->end_bit,
             desc = job->descending, fill_only = s->fill_only,
-            few = s->fill && radix_sample_few(ctx);
+            few = radix_sample_asks_few(ctx, s);
     idx_arg a_n, a_max;
     cl_uint order_check = s->order != 0;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, ks, clsort_radix_sample, .ku = CLSORT_ARG(b->ku),

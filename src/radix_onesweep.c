@@ -134,8 +134,9 @@ clsort_status radix_onesweep_shape(clsort_context *ctx, const clsort_radix_job *
      * sample's keys look few, before any count), and such keys
      * with values on the GPU shape in one portion, sorted in one pass by
      * their ranks where the check holds (FILL_GATE_REMAP) */
-    const bool check = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 && !segments &&
-                       P >= 2 && s->allow_skip && (s->hist_wg > 1 || lmem >= FILL_ONE_LOCAL_BYTES(R));
+    const bool check = t->fill_min && n * s->key_bytes >= (size_t)t->fill_min * 4 &&
+                       !segments && P >= 2 && s->allow_skip &&
+                       (s->hist_wg > 1 || lmem >= FILL_ONE_LOCAL_BYTES(R));
     s->fill = !check ? 0u
               : radix_keys_alone_whole(job) ? FILL_GATE_KEYS
               : radix_keys_whole(job) && s->rank != CLSORT_RANK_SERIAL && s->portions == 1 &&

@@ -1200,7 +1200,9 @@ void test_radix_fill(void)
                  * descending */
                 for (int m = 0; ok && m < 3; m++)
                     for (int desc = 0; ok && desc < 2; desc++) {
-                        const check_mode ck = m == 0 ? CHECK_KEYS : m == 1 ? CHECK_PAIRS : CHECK_ARGSORT;
+                        const check_mode ck = m == 0   ? CHECK_KEYS
+                                              : m == 1 ? CHECK_PAIRS
+                                                       : CHECK_ARGSORT;
                         sort_case c = make(types[ti], DATA_FEW_UNIQUE, n, ck);
                         c.input = in;
                         c.opt.descending = desc;
@@ -1222,8 +1224,9 @@ void test_radix_fill(void)
                     c.opt.end_bit = (unsigned)clsort_type_size(types[ti]) * 8 - 4;
                     ok = sort_and_check(ctx, &c, spec);
                     const int got = clsort_radix_last_fill(ctx);
-                    CHECK(!ok || got == 0, "%s: %s, 16 keys, a window, mode %d: the fill ran (%d keys)",
-                          spec, clsort_type_name(types[ti]), m, got);
+                    CHECK(!ok || got == 0,
+                          "%s: %s, 16 keys, a window, mode %d: the fill ran (%d keys)", spec,
+                          clsort_type_name(types[ti]), m, got);
                     ok = ok && got == 0;
                 }
                 free(in);

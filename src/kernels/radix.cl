@@ -580,7 +580,7 @@ void clsort_radix_upfront(CLSORT_PARAMS(clsort_radix_upfront))
     /* the pending count zeroes (zero_vec) only after a tile pass that ran:
      * else the first count has */
     const ulong zv = gated == GATE_PENDING && !tiles_ran ? 0ul : zero_vec;
-    if (gated != GATE_NONE && gated != GATE_PENDING && (flag & TILE_FEW)) {
+    if ((gated == GATE_UNTILED || gated == GATE_FIRST) && (flag & TILE_FEW)) {
         clsort_zero_vec(zero + zero_off, zv);
         return;
     }
@@ -1029,10 +1029,11 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
 
 /* The few keys' check (launched between the plan and the passes where the
  * host allows the fill, and on the CPU shapes also between MSD order's
- * first plan and the pending count; does nothing unless a plan set ST_FILL,
- * nor where an earlier launch held: ST_FILL_KEYS). Work-group g takes rounds g, g + groups, ... of HIST_WG *
- * HIST_ITEMS keys; a group that finds the keys not few stops every group
- * (FILL_ABORT, read every eighth round). By the digits of pass p (ST_FILL
+ * first plan and the pending count; does nothing unless a plan set
+ * ST_FILL, nor where an earlier launch held: ST_FILL_KEYS). Work-group g
+ * takes rounds g, g + groups, ... of HIST_WG * HIST_ITEMS keys; a group
+ * that finds the keys not few stops every group (FILL_ABORT, read every
+ * eighth round). By the digits of pass p (ST_FILL
  * p + 1): each group keeps the first key it sees of each digit (lut) and
  * compares every key with its digit's, then adds its digits' keys to the
  * largest of each 32-bit word and of each word's complement (FILL_MAX,

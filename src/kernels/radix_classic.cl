@@ -135,8 +135,8 @@ void clsort_radix_scatter(CLSORT_PARAMS(clsort_radix_scatter))
         FOR_EACH_LOCAL(d, RADIX)
             lh[d] = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        clsort_load_tile_local(src, t0, cnt, CLSORT_CL_ITEMS, CLSORT_CL_WG, lid, shift, mask, flip, 0,
-                               lkeys, ldig, lh);
+        clsort_load_tile_local(src, t0, cnt, CLSORT_CL_ITEMS, CLSORT_CL_WG, lid, shift, mask,
+                               flip, 0, lkeys, ldig, lh);
         barrier(CLK_LOCAL_MEM_FENCE);
         const uint order = clsort_rank_local(ldig, CLSORT_CL_ITEMS, perm, cnt_l, scan_s);
         FOR_EACH_LOCAL(d, RADIX)

@@ -130,8 +130,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
     const uint tile = m->tile;
     const uint t0 = tile * OS_TILE;
     const uint cnt = min((uint)OS_TILE, len - t0);
-    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip, remap,
-                           m->lkeys, m->ldig, m->lh);
+    clsort_load_tile_local(src, t0, cnt, CLSORT_OS_ITEMS, CLSORT_OS_WG, lid, shift, mask, flip,
+                           remap, m->lkeys, m->ldig, m->lh);
     barrier(CLK_LOCAL_MEM_FENCE);
     FOR_EACH_LOCAL(d, RADIX) {
         m->lcount[d] = m->lh[d];
@@ -265,7 +265,8 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #else
 #define ITEM_OK(j) (full || wbase + (j) * 32 < cnt)
 #endif
-#define DIG(k) (remap ? (uint)remap[DIGIT_OF(k, shift, mask, flip)] : DIGIT_OF(k, shift, mask, flip))
+#define DIG(k)                                                                                 \
+    (remap ? (uint)remap[DIGIT_OF(k, shift, mask, flip)] : DIGIT_OF(k, shift, mask, flip))
     const global KEY_T *ksrc = src + (t0 + wbase);
     KEY_T keys[CLSORT_OS_ITEMS];
 #pragma unroll
