@@ -482,6 +482,9 @@ int clsort_radix_last_fill_check(clsort_context *ctx);
  * before any count, refused them (ST_FEW_REFUSED); 0 otherwise, -1 no
  * state to read. Tests. */
 int clsort_radix_last_few_refused(clsort_context *ctx);
+/* How many buckets of MSD order the context's last radix sort split by
+ * their common key (ST_COMMON; -1 no state to read). Tests. */
+int clsort_radix_last_common(clsort_context *ctx);
 /* Tests: what the plan of the context's last radix sort made of the order
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */

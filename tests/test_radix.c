@@ -1764,6 +1764,135 @@ void test_radix_order(void)
     }
 }
 
+/* Zipf's head among rare keys, for radix_common: n keys of type t, 30%
+ * one key (h0), 15% another (h1, negative for signed and float types), 10%
+ * a third (h2), each of its own top digit, 1% random below h0's top digit
+ * (keys before and after h0 in its bucket), the rest random over the
+ * whole range. With `alike`, each h0 takes random bits outside the bits
+ * [begin_bit, end_bit) (a float h0 is +0.0 or -0.0 at random), so that the
+ * sort must keep them in their order. */
+static void *common_keys(clsort_type t, size_t n, unsigned begin_bit, unsigned end_bit,
+                         bool alike, uint64_t seed)
+{
+    const size_t bytes = clsort_type_size(t);
+    const unsigned bits = (unsigned)bytes * 8, top = (end_bit ? end_bit : bits) - 8;
+    unsigned char *k = malloc(n * bytes);
+    if (!k)
+        return NULL;
+    const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
+    const uint64_t all = bytes == 8 ? ~0ull : (1ull << bits) - 1;
+    /* the heads: top digits 0x5a, 0xc3 (a sign bit set) and 0x21, their
+     * other bits fixed; a float h0 is 0.0 */
+    const uint64_t low = 0x0123456789abcdefull & ((1ull << top) - 1);
+    const uint64_t h0 = fp ? 0 : (0x5aull << top | low), h1 = 0xc3ull << top | (low ^ 0x55),
+                   h2 = 0x21ull << top | (low >> 3);
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t r = x ^ (x >> 29) * 0x9e3779b97f4a7c15ull;
+        const unsigned p = (unsigned)((x >> 33) % 1000);
+        uint64_t v = r & all;
+        if (p < 300) {
+            v = h0;
+            if (alike) /* the bits outside the window; a float's sign */
+                v |= fp ? (r & 1) << (bits - 1)
+                        : r & all & ~(((1ull << ((end_bit ? end_bit : bits) - begin_bit)) - 1)
+                                      << begin_bit);
+        } else if (p < 450) {
+            v = h1;
+        } else if (p < 550) {
+            v = h2;
+        } else if (p < 560) { /* h0's top digit, other bits random */
+            v = (fp ? 0 : 0x5aull << top) | (r & ((1ull << top) - 1));
+        }
+        memcpy(k + i * bytes, &v, bytes);
+    }
+    return k;
+}
+
+void test_radix_common(void)
+{
+    /* MSD order's buckets of one common key among others (Zipf's head):
+     * the sample finds most of a top digit's samples one key
+     * (ONE_COMMON), and the bucket takes the others out in one read,
+     * sorts them and writes the common key's run between them (from its
+     * key, or, where the key's bits may differ, as pairs, floats' +0.0
+     * and -0.0 and bit windows, its elements in order). Keys, pairs and
+     * argsort of 32- and 64-bit integers and floats, both orders, bit
+     * windows, from the tiles and without; each sort checked against the
+     * stable order and its three buckets counted (ST_COMMON). With the
+     * plan's bound at a quarter of a share (msd_bound 4) the sample itself
+     * takes MSD order by these buckets (30% of the keys in one: up to 4
+     * compute units); at 1024 sixteenths every bucket is in the bound and
+     * the split runs on any CPU. */
+    if (!test_on_cpu())
+        return;
+    const unsigned units = cpu_units();
+    static const char *const shapes[] = {
+        /* tiles of 1000 keys */
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "nt_min=1,tile_min=1,radix_bits=8,large_min=0",
+        /* without tiles: the sample from 2^20 keys on */
+        "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "tile_min=0,radix_bits=8,large_min=0"};
+    static const struct {
+        clsort_type type;
+        check_mode mode;
+        size_t value_size;
+        int descending;
+        unsigned begin_bit, end_bit;
+        bool alike;
+    } cases[] = {
+        {CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0, false},   {CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0, false},
+        {CLSORT_I64, CHECK_PAIRS, 4, 0, 0, 0, false},  {CLSORT_U32, CHECK_ARGSORT, 0, 0, 0, 0, false},
+        {CLSORT_F32, CHECK_KEYS, 0, 0, 0, 0, true},    {CLSORT_F64, CHECK_PAIRS, 8, 1, 0, 0, true},
+        {CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 24, true},  {CLSORT_U64, CHECK_KEYS, 0, 1, 5, 64, true},
+        {CLSORT_I32, CHECK_KEYS, 0, 1, 0, 0, false},
+    };
+    bool ok = true;
+    for (size_t si = 0; ok && si < 2; si++)
+        for (unsigned bound = 4; ok && bound <= 1024; bound *= 256) {
+            char spec[400];
+            snprintf(spec, sizeof spec, "%s,msd_bound=%u", shapes[si], bound);
+            clsort_context *ctx = test_context(spec);
+            if (!ctx)
+                return;
+            const size_t n = si ? 1100009 : 300007;
+            /* the plain shape's sorts are larger: every other case */
+            for (size_t ci = bound == 4 ? 0 : 1; ok && ci < sizeof cases / sizeof cases[0];
+                 ci += si ? 2 : 1) {
+                sort_case c = make(cases[ci].type, DATA_UNIFORM, n, cases[ci].mode);
+                c.value_size = cases[ci].value_size ? cases[ci].value_size : 4;
+                c.index_type = ci % 2 ? CLSORT_U64 : CLSORT_U32;
+                c.opt.descending = cases[ci].descending;
+                c.opt.begin_bit = cases[ci].begin_bit;
+                c.opt.end_bit = cases[ci].end_bit;
+                void *k = common_keys(c.type, n, c.opt.begin_bit, c.opt.end_bit, cases[ci].alike,
+                                      test_seed("common", n, (unsigned)(ci * 4 + si * 2 + bound)));
+                CHECK(k != NULL, "out of memory");
+                if (!k) {
+                    ok = false;
+                    break;
+                }
+                c.input = k;
+                char label[600];
+                snprintf(label, sizeof label, "%s, Zipf's head, case %zu", spec, ci);
+                ok = sort_and_check(ctx, &c, label);
+                free(k);
+                /* the three heads' buckets, where the plan must take them */
+                const int got = clsort_radix_last_common(ctx),
+                          want = bound > 4 || units <= 4 ? 3 : -1;
+                CHECK(!ok || want < 0 || got == want,
+                      "%s: %d buckets split by their common key, not %d (%u units; MSD order "
+                      "%d, tiles %d)",
+                      label, got, want, units, clsort_radix_last_msd(ctx),
+                      clsort_radix_last_tiled(ctx));
+                ok = ok && (want < 0 || got == want);
+            }
+            clsort_context_release(ctx);
+        }
+}
+
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over
  * bits [0, end_bit), the rest in the two highest values of the top digit
  * with random bits below (the others' bucket below them spans the rest), every key random above end_bit; the sample's

@@ -29,7 +29,10 @@
  * ran before any count and refused them, and the pending plan sorted them
  * (tests) */
 #define ST_FEW_REFUSED 11
-#define ST_PASS(p) (12 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
+/* MSD order's buckets that split their common key from the others
+ * (clsort_in_common; tests) */
+#define ST_COMMON 12
+#define ST_PASS(p) (16 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
 #define ST_PASS_DST 2
@@ -116,15 +119,19 @@
  * digits of the top pass the sample found one key and big
  * (clsort_radix_sample), those the copy found to hold other keys, the pass
  * they belong to (p + 1), the copy's chunk counter, each candidate's
- * key (its order key, low word then high word), and with TILE_FILL which
- * digits have a key (ONE_KEY, big or not). */
+ * key (its order key, low word then high word), with TILE_FILL which
+ * digits have a key (ONE_KEY, big or not), and which digits' samples are
+ * most of them one key (ONE_COMMON: that key in ONE_KEY; Zipf's head
+ * among rare keys), whose buckets split it from the others
+ * (clsort_in_common). */
 #define ONE_CAND 0
 #define ONE_FAILED(r) (r)
 #define ONE_PASS(r) (2 * (r))
 #define ONE_NEXT(r) (2 * (r) + 1)
 #define ONE_KEY(r) (2 * (r) + 2)
 #define ONE_HAS(r) (4 * (r) + 2)
-#define ONE_WORDS(r) (5 * (r) + 2)
+#define ONE_COMMON(r) (5 * (r) + 2)
+#define ONE_WORDS(r) (6 * (r) + 2)
 
 /* The few keys' fill (GPU shapes; keys alone of an integer type sorted by
  * all their bits). The plan lets the check by digits run where every

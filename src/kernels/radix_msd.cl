@@ -432,6 +432,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_MIXED_MAX 8u
 #define TILE_ONE_KEY_MAX 8u /* times the plan's bound: 2 n / compute units */
 #define TILE_TWO_KEY_MAX 12u /* the same for a bucket of two keys: 3 n / compute units */
+#define TILE_COMMON_REST_MAX 2u /* the same for the keys of a bucket but its common one */
 
 /* The map of a skewed top digit (TILE_MAPPED; 8-bit digits): each 16-bit
  * prefix (top digit t, next digit v) to a bucket, in the prefixes' order,
@@ -532,6 +533,15 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
 #else
 #define FILL_OK 0
 #endif
+/* How many of a digit's h samples are its common key (see
+ * clsort_radix_sample; seen: how many are the majority vote's key), or 0
+ * where none is. */
+#define COMMON_SAMPLES_MIN 3u
+inline uint clsort_common_samples(uint h, uint seen)
+{
+    return 2 * seen > h && seen >= COMMON_SAMPLES_MIN ? seen : 0u;
+}
+
 /* the sample's key of top digit d (ONE_KEY: its order key) */
 inline KEY_T clsort_one_key(const global uint *one, uint d)
 {
@@ -581,12 +591,16 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         const uint flip = descending ? mask : 0u;
         uint h[RADIX];
         /* per digit, the sampled keys first and second seen (as the sort
-         * orders them), and how many others: 0 one key, 1 two, 2 more */
-        KEY_T first[RADIX], second[RADIX];
+         * orders them), how many others (0 one key, 1 two, 2 more), and
+         * the key of more than half of its samples if any (cand: the
+         * majority vote's, votes; then how many samples are it, seen) */
+        KEY_T first[RADIX], second[RADIX], cand[RADIX];
         uchar other[RADIX];
+        uint votes[RADIX];
         for (uint d = 0; d < RADIX; d++) {
             h[d] = 0;
             other[d] = 0;
+            votes[d] = 0;
         }
         ku += ku_off;
         KEY_T any = 0, anyc = 0, prev = 0;
@@ -614,6 +628,9 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                     second[d] = img;
                 other[d] = other[d] == 0 ? 1 : img != second[d] ? 2 : other[d];
             }
+            if (votes[d] == 0)
+                cand[d] = img;
+            votes[d] += img == cand[d] ? 1u : -1u;
             if (i)
                 fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
             prev = k;
@@ -641,16 +658,41 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             mixed += other[d] != 0;
             tops += h[d] != 0;
         }
+        /* A bucket most of whose samples are one key (common: more than
+         * half of them, and at least COMMON_SAMPLES_MIN) splits that key
+         * from the others (clsort_in_common): one read, the others sorted,
+         * the key's run written. Where the buckets past the bound are such
+         * (Zipf's head keys among rare ones), with at most
+         * TILE_COMMON_REST_MAX times the bound of others (a bucket of rare
+         * keys alone as well) and TILE_ONE_KEY_MAX times it in all (one
+         * work-item reads it), they take flag 2 too. */
+        uint *const seen = votes;
         for (uint d = 0; d < RADIX; d++)
-            if (other[d] > 1 || mixed > TILE_MIXED_MAX)
+            seen[d] = 0;
+        for (uint i = 0; i < ns; i++) { /* the samples again, from cache */
+            const KEY_T k = ku[(ulong)i * n / ns];
+            seen[DIGIT_OF(k, shift, mask, flip)] +=
+                clsort_order_key(k, begin_bit, end_bit, descending) ==
+                cand[DIGIT_OF(k, shift, mask, flip)];
+        }
+        uint most_rest = 0, most_common = 0;
+        for (uint d = 0; d < RADIX; d++)
+            if (other[d] > 1 || mixed > TILE_MIXED_MAX) {
                 most = max(most, h[d]);
+                const uint c = clsort_common_samples(h[d], seen[d]);
+                most_rest = max(most_rest, h[d] - c);
+                most_common = max(most_common, c ? h[d] : 0u);
+            }
         /* and three passes or more whose digits vary in the sample, as
          * the plan's MSD order needs */
         uint active = 0;
         for (uint p = 0; p <= pass; p++)
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
-        go = active >= 3 && (ulong)most * n <= (ulong)msd_max * ns;
+        const bool commons =
+            (ulong)most_rest * n <= (ulong)TILE_COMMON_REST_MAX * msd_max * ns &&
+            (ulong)most_common * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
+        go = active >= 3 && ((ulong)most * n <= (ulong)msd_max * ns || commons);
         /* 2: some bucket past the plan's bound, its samples one or two
          * keys. One work-item reads such a bucket twice (its check, its
          * copy or split), which must not take longer than the LSD passes
@@ -701,8 +743,10 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 #if SAMPLE_FEW_OK
         /* few keys, by Chao1's estimate (TILE_FEW): the check where LSD order
          * runs is cheaper than the buckets of MSD order (but for flag 2's
-         * buckets of one key or two, copied or split) */
-        else if (few && go != TILE_FILL && (go & ~TILE_SKIP) != 2u) {
+         * buckets of one key or two, copied or split; not for its common
+         * keys') */
+        else if (few && go != TILE_FILL &&
+                 ((go & ~TILE_SKIP) != 2u || (ulong)most * n > (ulong)msd_max * ns)) {
             const ulong d = few_used + (zeros != 0);
             ulong f1 = zeros == 1, f2 = zeros == 2;
             for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
@@ -720,13 +764,18 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * (the copies' launch would run before them, not beside) */
         if (go && !(go & TILE_FEW)) {
             global uint *one = scratch + one_off;
+            const bool split = (go & ~TILE_SKIP) <= 2u; /* not TILE_FILL, not mapped */
             for (uint d = 0; d < RADIX; d++) {
                 const bool big = (ulong)h[d] * n > (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
-                if (h[d] && other[d] == 0 && (big || go == TILE_FILL)) {
-                    one[ONE_CAND + d] = big;
+                const uint c = split ? clsort_common_samples(h[d], seen[d]) : 0u;
+                if (h[d] && ((other[d] == 0 && (big || go == TILE_FILL)) || c)) {
+                    /* the candidate's key, or the common one */
+                    const KEY_T key = c ? cand[d] : first[d];
+                    one[ONE_CAND + d] = other[d] == 0 && big;
                     one[ONE_HAS(RADIX) + d] = go == TILE_FILL;
-                    one[ONE_KEY(RADIX) + 2 * d] = (uint)first[d];
-                    one[ONE_KEY(RADIX) + 2 * d + 1] = (uint)((ulong)first[d] >> 32);
+                    one[ONE_COMMON(RADIX) + d] = c != 0;
+                    one[ONE_KEY(RADIX) + 2 * d] = (uint)key;
+                    one[ONE_KEY(RADIX) + 2 * d + 1] = (uint)((ulong)key >> 32);
                 }
             }
             one[ONE_PASS(RADIX)] = pass + 1;
@@ -1323,6 +1372,102 @@ inline void clsort_in_split_two(const global KEY_T *ka, global KEY_T *ku,
         }
     }
 }
+/* A bucket of one common key among others (the sample's ONE_COMMON; o its
+ * order key), A -> U: one read puts the others in U[lo, lo + m) in their
+ * order, counting the common key's elements (c) and the others that the
+ * sort puts before it (b); the others are sorted there by the bits below
+ * the top digit (bits), in LSD order between U and B (h: the kernel's
+ * counts), and moved apart around U[lo + b, lo + b + c), which then gets
+ * the common key's elements: written from its key (keys alone, integers,
+ * all bits), else copied in order by a second read. Stable. */
+inline void clsort_in_common(const global KEY_T *ka, global KEY_T *ku, global KEY_T *kb,
+                             const global VAL_T *va, global VAL_T *vu, global VAL_T *vb,
+                             idx_t lo, idx_t hi, bool tiled, const global uint *tab,
+                             uint tiles, uint d, idx_t n, uint begin_bit, uint end_bit,
+                             uint descending, uint bits, KEY_T o, uint *h)
+{
+    idx_t pos[RADIX];
+    const uint runs = tiled ? tiles : 1u;
+    idx_t m = 0, b = 0, c = 0;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        for (ulong i = r0; i < r1; i++) {
+            const KEY_T k = ka[i];
+            const KEY_T x = IN_ORDER(k);
+            if (x == o) {
+                c++;
+                continue;
+            }
+            b += x < o;
+            ku[lo + m] = k;
+#if HAVE_VALUES
+            vu[lo + m] = va[i];
+#endif
+            m++;
+        }
+    }
+    /* the others' digits that vary, each a pass (U -> B, B -> U, ...) */
+    bool in_u = true;
+    if (m > 1) {
+        const uint rb = m < 2 * RADIX ? IN_MIN_BITS : CLSORT_RADIX_BITS;
+        const uint rr = 1u << rb, np = (bits + rb - 1) / rb;
+        for (uint e = 0; e < np * rr; e++)
+            h[e] = 0;
+        clsort_in_count(ku, lo, lo + m, np, begin_bit, bits, rb, rr, descending, 0u, h);
+        for (uint j = 0; j < np; j++) {
+            const in_digit g = clsort_in_digit(begin_bit, bits, rb, j, descending, 0u);
+            idx_t most = 0;
+            for (uint e = 0; e <= g.mask; e++)
+                most = max(most, (idx_t)h[j * rr + e]);
+            if (most == m)
+                continue;
+            clsort_in_starts(h, j, rr, g.mask, pos);
+            if (in_u)
+                clsort_in_scatter_gg(ku + lo, kb + lo, vu + lo, vb + lo, m, pos, g);
+            else
+                clsort_in_scatter_gg(kb + lo, ku + lo, vb + lo, vu + lo, m, pos, g);
+            in_u = !in_u;
+        }
+    }
+    /* the others apart: those after the common key c places on */
+    if (in_u) {
+        for (idx_t i = m; i-- > b;) {
+            ku[lo + i + c] = ku[lo + i];
+#if HAVE_VALUES
+            vu[lo + i + c] = vu[lo + i];
+#endif
+        }
+    } else {
+        for (idx_t i = 0; i < m; i++) {
+            const idx_t at = lo + i + (i >= b ? c : 0);
+            ku[at] = kb[lo + i];
+#if HAVE_VALUES
+            vu[at] = vb[lo + i];
+#endif
+        }
+    }
+#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
+    if (begin_bit == 0 && end_bit == KEY_BITS) {
+        clsort_in_fill(ku, lo + b, lo + b + c, o, descending);
+        return;
+    }
+#endif
+    idx_t at = lo + b;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        for (ulong i = r0; i < r1; i++)
+            if (IN_ORDER(ka[i]) == o) {
+                ku[at] = ka[i];
+#if HAVE_VALUES
+                vu[at] = va[i];
+#endif
+                at++;
+            }
+    }
+}
+
 #undef IN_ORDER
 
 /* Keys a chunk of clsort_radix_one_copy's (without tiles); from tiles, at
@@ -1337,6 +1482,17 @@ inline uint clsort_one_candidate(const global uint *one, const global uint *stat
                                  KEY_T *key)
 {
     if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD] || !one[ONE_CAND + d])
+        return 0;
+    *key = clsort_one_key(one, d);
+    return 1;
+}
+
+/* The common key of digit d (clsort_radix_sample's ONE_COMMON), as
+ * clsort_one_candidate: 1, else 0. */
+inline uint clsort_one_common(const global uint *one, const global uint *state, uint d,
+                              KEY_T *key)
+{
+    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD] || !one[ONE_COMMON(RADIX) + d])
         return 0;
     *key = clsort_one_key(one, d);
     return 1;
@@ -1486,7 +1642,9 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 #endif
     /* one key or two in the sort's order (few distinct values): a copy, or
      * a split in one pass with the key the sort puts first first, A -> U,
-     * without the count */
+     * without the count; else one common key among others (below) */
+    KEY_T common_key = 0;
+    bool common = false;
     if (hi - lo >= IN_ONE_KEY_MIN) {
         KEY_T o0 = 0, o1 = 0;
         ulong c0 = 0;
@@ -1509,6 +1667,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
                                 o0_first ? c0 : hi - lo - c0);
             return;
         }
+        common = clsort_one_common(one, state, d, &common_key) != 0;
     }
     /* the bits [begin_bit, begin_bit + bits) below the top digit; the
      * top digit of the bucket's keys (dt) */
@@ -1547,6 +1706,12 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const uint rr = 1u << rb;
     const uint np = (bits + rb - 1) / rb;
     uint h[IN_MAX_PASSES * RADIX];
+    if (common) {
+        atomic_inc(&state[ST_COMMON]);
+        clsort_in_common(ka, ku, kb, va, vu, vb, lo, hi, tiled, tab, tiles, d, n, begin_bit,
+                         end_bit, descending, bits, common_key, h);
+        return;
+    }
     for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
     const KEY_T low_mask = clsort_low_bits(bits);
