@@ -85,11 +85,12 @@ typedef uint idx_t;
 #endif
 inline KEY_T clsort_float_image(KEY_T k)
 {
-    if ((k & ~KEY_SIGN) > KEY_INF)   /* any NaN, whatever its sign and payload */
-        return (KEY_T)~(KEY_T)0;
-    if (k == KEY_SIGN)                /* -0.0 sorts as +0.0 */
-        k = 0;
-    return (k & KEY_SIGN) ? (KEY_T)~k : (KEY_T)(k | KEY_SIGN);
+    /* selects, no branches (vectorised loops) */
+    const KEY_T mag = k & (KEY_T)~KEY_SIGN;
+    /* a negative key complemented, a positive one with its sign bit set
+     * (-0.0 as +0.0) */
+    const KEY_T img = k != mag && mag != 0 ? (KEY_T)~k : (KEY_T)(mag | KEY_SIGN);
+    return mag > KEY_INF ? (KEY_T)~(KEY_T)0 : img; /* any NaN, whatever its sign and payload */
 }
 #define RADIX_IMAGE(k) clsort_float_image(k)
 #else

@@ -880,6 +880,13 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     for (uint d = 0; d < RADIX; d++)
         h[d] = 0;
     KEY_T any = 0, anyc = 0;
+    /* float keys: the top digits first, and the bits noted, in a loop of
+     * their own that vectorises (the image takes several instructions) */
+#if OS_TILE_DIGITS
+#define TILE_DIG(i, k) m.digit[i]
+#else
+#define TILE_DIG(i, k) DIGIT_OF(k, shift, mask, flip)
+#endif
     /* the bucket of a key: its top digit, or its 16-bit prefix's through
      * the sample's map (TILE_MAPPED) */
 #if MAP_OK
@@ -904,19 +911,31 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     } else {                                                                                   \
         for (uint i = 0; i < cnt; i++) {                                                       \
             const KEY_T k = src[i];                                                            \
-            const uint d = DIGIT_OF(k, shift, mask, flip);                                     \
+            const uint d = TILE_DIG(i, k);                                                     \
             body                                                                               \
         }                                                                                      \
     }
 #else
+    const bool mapped = false;
 #define TILE_LOOP(body)                                                                        \
     for (uint i = 0; i < cnt; i++) {                                                           \
         const KEY_T k = src[i];                                                                \
-        const uint d = DIGIT_OF(k, shift, mask, flip);                                         \
+        const uint d = TILE_DIG(i, k);                                                         \
         body                                                                                   \
     }
 #endif
-    TILE_LOOP(clsort_note_bits(k, &any, &anyc); h[d]++;)
+#if OS_TILE_DIGITS
+    if (!mapped)
+        for (uint i = 0; i < cnt; i++) {
+            const KEY_T k = src[i];
+            clsort_note_bits(k, &any, &anyc);
+            m.digit[i] = (os_digit_t)DIGIT_OF(k, shift, mask, flip);
+        }
+    const bool noted = !mapped;
+#else
+    const bool noted = false;
+#endif
+    TILE_LOOP(if (!noted) clsort_note_bits(k, &any, &anyc); h[d]++;)
 #if MAP_OK
     global uint *hc = mapped ? scratch + map_off + MAP_COUNTS(RADIX) : counts + counts_off;
 #else
@@ -943,6 +962,7 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     TILE_LOOP(const uint s = at[d]++; m.stage_k[s] = k;)
 #endif
 #undef TILE_LOOP
+#undef TILE_DIG
     clsort_nt_copy_keys(ka + t0, m.stage_k, cnt);
 #if HAVE_VALUES
     clsort_nt_copy_values(va + t0, m.stage_v, cnt);
