@@ -1891,6 +1891,34 @@ void test_radix_common(void)
             }
             clsort_context_release(ctx);
         }
+    /* 64-bit keys alone whose buckets of an even spread would not stream
+     * through local memory (bucket_local 4096: the tiles there only to
+     * fill, fill_only): flag 2 by common keys takes the tiles, as flag 2
+     * does there (the other buckets gathered from the tiles' runs; without
+     * tiles, slower on the Xeon-16: docs/PERFORMANCE.md, decision log) */
+    char small[400];
+    snprintf(small, sizeof small, "%s,msd_bound=4,bucket_local=4096", shapes[0]);
+    clsort_context *sc = ok ? test_context(small) : NULL;
+    for (int desc = 0; sc && ok && desc < 2; desc++) {
+        const size_t n = 300007;
+        sort_case c = make(CLSORT_U64, DATA_UNIFORM, n, CHECK_KEYS);
+        c.opt.descending = desc;
+        void *k = common_keys(c.type, n, 0, 0, false, test_seed("common_small", n, (unsigned)desc));
+        CHECK(k != NULL, "out of memory");
+        c.input = k;
+        ok = k && sort_and_check(sc, &c, small);
+        free(k);
+        const int got = clsort_radix_last_common(sc), want = units <= 4 ? 3 : -1,
+                  tiled = clsort_radix_last_tiled(sc),
+                  want_tiled = tiles_built() && units <= 4 ? 1 : -1;
+        CHECK(!ok || ((want < 0 || got == want) && (want_tiled < 0 || tiled == want_tiled)),
+              "%s, Zipf's head: %d buckets split by their common key (not %d), tiles %d (not "
+              "%d)",
+              small, got, want, tiled, want_tiled);
+        ok = ok && (want < 0 || got == want) && (want_tiled < 0 || tiled == want_tiled);
+    }
+    if (sc)
+        clsort_context_release(sc);
 }
 
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over
