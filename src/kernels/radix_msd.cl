@@ -880,19 +880,43 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     for (uint d = 0; d < RADIX; d++)
         h[d] = 0;
     KEY_T any = 0, anyc = 0;
-    /* float keys: the top digits first, and the bits noted, in a loop of
-     * their own that vectorises (the image takes several instructions) */
-#if OS_TILE_DIGITS
-#define TILE_DIG(i, k) m.digit[i]
-#else
-#define TILE_DIG(i, k) DIGIT_OF(k, shift, mask, flip)
-#endif
     /* the bucket of a key: its top digit, or its 16-bit prefix's through
      * the sample's map (TILE_MAPPED) */
 #if MAP_OK
     const bool mapped = fl == TILE_MAPPED;
     const global uchar *map = (const global uchar *)(scratch + map_off);
     const map_digit g = clsort_map_digit(begin_bit, mapped ? pass : 1u, mask, descending);
+#else
+    const bool mapped = false;
+#endif
+#if OS_TILE_DIGITS
+    /* float keys: each key's bucket first, and the bits noted, in a loop
+     * of their own (the image takes several instructions: once a key);
+     * the top digit's loop vectorises */
+#if MAP_OK
+    if (mapped)
+        for (uint i = 0; i < cnt; i++) {
+            const KEY_T k = src[i];
+            clsort_note_bits(k, &any, &anyc);
+            m.digit[i] = map[DIGIT_OF(k, g.shift, g.mask, g.flip)];
+        }
+    else
+#endif
+        for (uint i = 0; i < cnt; i++) {
+            const KEY_T k = src[i];
+            clsort_note_bits(k, &any, &anyc);
+            m.digit[i] = (os_digit_t)DIGIT_OF(k, shift, mask, flip);
+        }
+    const bool noted = true;
+#define TILE_LOOP(body)                                                                        \
+    for (uint i = 0; i < cnt; i++) {                                                           \
+        const KEY_T k = src[i];                                                                \
+        const uint d = m.digit[i];                                                             \
+        body                                                                                   \
+    }
+#else
+    const bool noted = false;
+#if MAP_OK
     /* mapped: a chunk's buckets first, in a loop of loads alone (the map's
      * lines in flight together), then the chunk's keys */
     uchar dig[MAP_CHUNK];
@@ -911,29 +935,18 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     } else {                                                                                   \
         for (uint i = 0; i < cnt; i++) {                                                       \
             const KEY_T k = src[i];                                                            \
-            const uint d = TILE_DIG(i, k);                                                     \
+            const uint d = DIGIT_OF(k, shift, mask, flip);                                     \
             body                                                                               \
         }                                                                                      \
     }
 #else
-    const bool mapped = false;
 #define TILE_LOOP(body)                                                                        \
     for (uint i = 0; i < cnt; i++) {                                                           \
         const KEY_T k = src[i];                                                                \
-        const uint d = TILE_DIG(i, k);                                                         \
+        const uint d = DIGIT_OF(k, shift, mask, flip);                                         \
         body                                                                                   \
     }
 #endif
-#if OS_TILE_DIGITS
-    if (!mapped)
-        for (uint i = 0; i < cnt; i++) {
-            const KEY_T k = src[i];
-            clsort_note_bits(k, &any, &anyc);
-            m.digit[i] = (os_digit_t)DIGIT_OF(k, shift, mask, flip);
-        }
-    const bool noted = !mapped;
-#else
-    const bool noted = false;
 #endif
     TILE_LOOP(if (!noted) clsort_note_bits(k, &any, &anyc); h[d]++;)
 #if MAP_OK
@@ -962,7 +975,6 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     TILE_LOOP(const uint s = at[d]++; m.stage_k[s] = k;)
 #endif
 #undef TILE_LOOP
-#undef TILE_DIG
     clsort_nt_copy_keys(ka + t0, m.stage_k, cnt);
 #if HAVE_VALUES
     clsort_nt_copy_values(va + t0, m.stage_v, cnt);
