@@ -1891,34 +1891,49 @@ void test_radix_common(void)
             }
             clsort_context_release(ctx);
         }
-    /* 64-bit keys alone whose buckets of an even spread would not stream
-     * through local memory (bucket_local 4096: the tiles there only to
-     * fill, fill_only): flag 2 by common keys takes the tiles, as flag 2
-     * does there (the other buckets gathered from the tiles' runs; without
-     * tiles, slower on the Xeon-16: docs/PERFORMANCE.md, decision log) */
-    char small[400];
-    snprintf(small, sizeof small, "%s,msd_bound=4,bucket_local=4096", shapes[0]);
-    clsort_context *sc = ok ? test_context(small) : NULL;
-    for (int desc = 0; sc && ok && desc < 2; desc++) {
-        const size_t n = 300007;
-        sort_case c = make(CLSORT_U64, DATA_UNIFORM, n, CHECK_KEYS);
-        c.opt.descending = desc;
-        void *k = common_keys(c.type, n, 0, 0, false, test_seed("common_small", n, (unsigned)desc));
-        CHECK(k != NULL, "out of memory");
-        c.input = k;
-        ok = k && sort_and_check(sc, &c, small);
-        free(k);
-        const int got = clsort_radix_last_common(sc), want = units <= 4 ? 3 : -1,
-                  tiled = clsort_radix_last_tiled(sc),
-                  want_tiled = tiles_built() && units <= 4 ? 1 : -1;
-        CHECK(!ok || ((want < 0 || got == want) && (want_tiled < 0 || tiled == want_tiled)),
-              "%s, Zipf's head: %d buckets split by their common key (not %d), tiles %d (not "
-              "%d)",
-              small, got, want, tiled, want_tiled);
-        ok = ok && (want < 0 || got == want) && (want_tiled < 0 || tiled == want_tiled);
-    }
-    if (sc)
+    /* 64-bit keys alone where the tiles are there to fill (fill_only),
+     * ascending and descending: whose buckets of an even spread would not
+     * stream through local memory (bucket_local 4096), where flag 2 by
+     * common keys takes the tiles, as flag 2 does there (the other buckets
+     * gathered from the tiles' runs; without tiles, slower on the
+     * Xeon-16: docs/PERFORMANCE.md, decision log); and 11-bit digits,
+     * whose flag 2 takes no tiles */
+    static const struct {
+        const char *spec;
+        int tiled;
+    } fill_only[] = {
+        {"algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+         "nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=4,bucket_local=4096",
+         1},
+        {"algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+         "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=4",
+         0}};
+    for (size_t f = 0; ok && f < sizeof fill_only / sizeof fill_only[0]; f++) {
+        const char *spec = fill_only[f].spec;
+        clsort_context *sc = test_context(spec);
+        if (!sc)
+            return;
+        for (int desc = 0; ok && desc < 2; desc++) {
+            const size_t n = 300007;
+            sort_case c = make(CLSORT_U64, DATA_UNIFORM, n, CHECK_KEYS);
+            c.opt.descending = desc;
+            void *k = common_keys(c.type, n, 0, 0, false,
+                                  test_seed("common_fill_only", n, (unsigned)(f * 2 + desc)));
+            CHECK(k != NULL, "out of memory");
+            c.input = k;
+            ok = k && sort_and_check(sc, &c, spec);
+            free(k);
+            const int got = clsort_radix_last_common(sc), want = units <= 4 ? 3 : -1,
+                      tiled = clsort_radix_last_tiled(sc),
+                      want_tiled = tiles_built() && units <= 4 ? fill_only[f].tiled : -1;
+            CHECK(!ok || ((want < 0 || got == want) && (want_tiled < 0 || tiled == want_tiled)),
+                  "%s, Zipf's head: %d buckets split by their common key (not %d), tiles %d "
+                  "(not %d)",
+                  spec, got, want, tiled, want_tiled);
+            ok = ok && (want < 0 || got == want) && (want_tiled < 0 || tiled == want_tiled);
+        }
         clsort_context_release(sc);
+    }
 }
 
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over

@@ -886,8 +886,6 @@ void clsort_radix_tiles(CLSORT_PARAMS(clsort_radix_tiles))
     const bool mapped = fl == TILE_MAPPED;
     const global uchar *map = (const global uchar *)(scratch + map_off);
     const map_digit g = clsort_map_digit(begin_bit, mapped ? pass : 1u, mask, descending);
-#else
-    const bool mapped = false;
 #endif
 #if OS_TILE_DIGITS
     /* float keys: each key's bucket first, and the bits noted, in a loop
