@@ -671,9 +671,8 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             seen[d] = 0;
         for (uint i = 0; i < ns; i++) { /* the samples again, from cache */
             const KEY_T k = ku[(ulong)i * n / ns];
-            seen[DIGIT_OF(k, shift, mask, flip)] +=
-                clsort_order_key(k, begin_bit, end_bit, descending) ==
-                cand[DIGIT_OF(k, shift, mask, flip)];
+            const uint d = DIGIT_OF(k, shift, mask, flip);
+            seen[d] += clsort_order_key(k, begin_bit, end_bit, descending) == cand[d];
         }
         uint most_rest = 0, most_common = 0;
         for (uint d = 0; d < RADIX; d++)
@@ -692,7 +691,8 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         const bool commons =
             (ulong)most_rest * n <= (ulong)TILE_COMMON_REST_MAX * msd_max * ns &&
             (ulong)most_common * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
-        go = active >= 3 && ((ulong)most * n <= (ulong)msd_max * ns || commons);
+        const bool in_bound = (ulong)most * n <= (ulong)msd_max * ns;
+        go = active >= 3 && (in_bound || commons);
         /* 2: some bucket past the plan's bound, its samples one or two
          * keys. One work-item reads such a bucket twice (its check, its
          * copy or split), which must not take longer than the LSD passes
@@ -745,8 +745,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * runs is cheaper than the buckets of MSD order (but for flag 2's
          * buckets of one key or two, copied or split; not for its common
          * keys') */
-        else if (few && go != TILE_FILL &&
-                 ((go & ~TILE_SKIP) != 2u || (ulong)most * n > (ulong)msd_max * ns)) {
+        else if (few && go != TILE_FILL && ((go & ~TILE_SKIP) != 2u || !in_bound)) {
             const ulong d = few_used + (zeros != 0);
             ulong f1 = zeros == 1, f2 = zeros == 2;
             for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
@@ -1066,6 +1065,16 @@ inline void clsort_in_starts(const uint *h, uint j, uint rr, uint mask, idx_t *p
         pos[e] = run;
         run += h[j * rr + e];
     }
+}
+
+/* Whether in-bucket digit j of the m keys counted in h (rr words per
+ * digit; mask: the digit's) varies: no value of it has every key. */
+inline bool clsort_in_varies(const uint *h, uint j, uint rr, uint mask, idx_t m)
+{
+    uint most = 0;
+    for (uint e = 0; e <= mask; e++)
+        most = max(most, h[j * rr + e]);
+    return most < m;
 }
 
 /* A scatter: sk[0, m) to dk by the digit g, each key to c[its digit]++
@@ -1447,10 +1456,7 @@ inline void clsort_in_common(const global KEY_T *ka, global KEY_T *ku, global KE
         clsort_in_count(ku, lo, lo + m, np, begin_bit, bits, rb, rr, descending, 0u, h);
         for (uint j = 0; j < np; j++) {
             const in_digit g = clsort_in_digit(begin_bit, bits, rb, j, descending, 0u);
-            idx_t most = 0;
-            for (uint e = 0; e <= g.mask; e++)
-                most = max(most, (idx_t)h[j * rr + e]);
-            if (most == m)
+            if (!clsort_in_varies(h, j, rr, g.mask, m))
                 continue;
             clsort_in_starts(h, j, rr, g.mask, pos);
             if (in_u)
@@ -1505,27 +1511,12 @@ inline void clsort_in_common(const global KEY_T *ka, global KEY_T *ku, global KE
 #define ONE_CHUNK 65536u
 #define ONE_TILE_CHUNKS 256u
 
-/* The order key of candidate d (clsort_radix_sample), if the sample's
- * candidates are the plan's top pass's digits (MSD order by another pass
- * leaves them aside): 1, else 0. */
-inline uint clsort_one_candidate(const global uint *one, const global uint *state, uint d,
-                                 KEY_T *key)
+/* Whether the sample marked word `at` of its area `one` (a digit's
+ * ONE_CAND or ONE_COMMON; clsort_radix_sample), its digits being the plan's
+ * top pass's (MSD order by another pass leaves them aside). */
+inline bool clsort_one_marked(const global uint *one, const global uint *state, uint at)
 {
-    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD] || !one[ONE_CAND + d])
-        return 0;
-    *key = clsort_one_key(one, d);
-    return 1;
-}
-
-/* The common key of digit d (clsort_radix_sample's ONE_COMMON), as
- * clsort_one_candidate: 1, else 0. */
-inline uint clsort_one_common(const global uint *one, const global uint *state, uint d,
-                              KEY_T *key)
-{
-    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD] || !one[ONE_COMMON(RADIX) + d])
-        return 0;
-    *key = clsort_one_key(one, d);
-    return 1;
+    return state[ST_MSD] && one[ONE_PASS(RADIX)] == state[ST_MSD] && one[at];
 }
 
 /* MSD order's big buckets that the sample found one key (ONE_CAND: past
@@ -1655,8 +1646,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         return;
     /* a bucket of one key that clsort_radix_one_copy has copied */
     const global uint *one = next + one_off;
-    KEY_T one_key;
-    if (clsort_one_candidate(one, state, d, &one_key) && !one[ONE_FAILED(RADIX) + d])
+    if (clsort_one_marked(one, state, ONE_CAND + d) && !one[ONE_FAILED(RADIX) + d])
         return;
     ku += ku_off;
     vu += vu_off;
@@ -1673,7 +1663,6 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     /* one key or two in the sort's order (few distinct values): a copy, or
      * a split in one pass with the key the sort puts first first, A -> U,
      * without the count; else one common key among others (below) */
-    KEY_T common_key = 0;
     bool common = false;
     if (hi - lo >= IN_ONE_KEY_MIN) {
         KEY_T o0 = 0, o1 = 0;
@@ -1697,7 +1686,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
                                 o0_first ? c0 : hi - lo - c0);
             return;
         }
-        common = clsort_one_common(one, state, d, &common_key) != 0;
+        common = clsort_one_marked(one, state, ONE_COMMON(RADIX) + d);
     }
     /* the bits [begin_bit, begin_bit + bits) below the top digit; the
      * top digit of the bucket's keys (dt) */
@@ -1739,7 +1728,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     if (common) {
         atomic_inc(&state[ST_COMMON]);
         clsort_in_common(ka, ku, kb, va, vu, vb, lo, hi, tiled, tab, tiles, d, n, begin_bit,
-                         end_bit, descending, bits, common_key, h);
+                         end_bit, descending, bits, clsort_one_key(one, d), h);
         return;
     }
     for (uint e = 0; e < np * rr; e++)
@@ -1757,14 +1746,11 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
             clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
             clsort_in_count(ka, r0, r1, np, begin_bit, bits, rb, rr, descending, nr, h);
         }
-        for (uint j = 0; j < np; j++) {
-            uint most = 0;
-            const uint mask = clsort_in_digit(begin_bit, bits, rb, j, descending, nr).mask;
-            for (uint e = 0; e <= mask; e++)
-                most = max(most, h[j * rr + e]);
-            if (most < hi - lo)
+        for (uint j = 0; j < np; j++)
+            if (clsort_in_varies(h, j, rr,
+                                 clsort_in_digit(begin_bit, bits, rb, j, descending, nr).mask,
+                                 hi - lo))
                 vary |= 1u << j;
-        }
     } else
 #endif
     {
