@@ -1936,6 +1936,139 @@ void test_radix_common(void)
     }
 }
 
+/* radix_by_set's keys: n keys of type t drawn at random from a pool of 16
+ * top digits times 256 random patterns below them, so that each of MSD
+ * order's 16 buckets holds about n / 16 keys of 256 distinct ones; with
+ * `many`, the last `many` keys are random below the first top digit, so
+ * that its bucket passes the first look (its first keys repeat) and then
+ * has too many distinct keys for the set (SET_MAX, 8192). Some of the
+ * pool's keys differ in their lowest 3 bits alone; floats: the pool holds
+ * +0.0 and -0.0 and NaNs of several patterns among its keys. */
+static void *set_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
+{
+    const size_t bytes = clsort_type_size(t);
+    const unsigned bits = (unsigned)bytes * 8, top = bits - 8;
+    const uint64_t below = (1ull << top) - 1;
+    const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
+    uint64_t pool[16 * 256], tops[16], x = seed;
+#define SET_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, \
+                    x ^ (x >> 29) * 0x9e3779b97f4a7c15ull)
+    for (unsigned j = 0; j < 16; j++)
+        tops[j] = (SET_NEXT() >> 60) | j << 4; /* 16 distinct top digits */
+    for (unsigned j = 0; j < 16 * 256; j++)
+        pool[j] = tops[j % 16] << top | (SET_NEXT() & below);
+    for (unsigned j = 48; j < 112; j++) /* keys alike but in their lowest bits */
+        pool[j] = pool[j % 16 + 32] ^ (j >> 4);
+    if (fp) { /* +0.0 and -0.0 (one key to the sort), and NaNs */
+        pool[0] = 0;
+        pool[16] = 1ull << (bits - 1);
+        pool[1] = pool[17] = ~0ull >> (64 - bits);
+        pool[33] = pool[1] ^ 0x15;
+    }
+    unsigned char *k = malloc(n * bytes);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = pool[SET_NEXT() % (16 * 256)];
+        if (i + many >= n)
+            v = tops[2] << top | (SET_NEXT() & below);
+        memcpy(k + i * bytes, &v, bytes);
+    }
+#undef SET_NEXT
+    return k;
+}
+
+void test_radix_by_set(void)
+{
+    /* MSD order's buckets of many keys and few distinct ones, where LSD
+     * order would take 4 passes or more (64-bit keys): sorted through a
+     * hash table of their keys, the set sorted, and each key put in its
+     * place (keys alone of an integer type, all bits: written from the
+     * set). Keys, pairs and argsort of 64-bit integers and floats (+0.0,
+     * -0.0 and NaNs among them), both orders, bit windows (the keys'
+     * other bits then differ: moved, not written), from tiles and
+     * without, 8- and 11-bit digits; each sort checked against the stable
+     * order and its buckets counted (ST_BY_SET: one less where one bucket
+     * has too many distinct keys and takes the passes). */
+    if (!test_on_cpu())
+        return;
+    static const char *const shapes[] = {
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=1024",
+        "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "tile_min=0,radix_bits=8,large_min=0,msd_bound=1024",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=1024"};
+    static const struct {
+        clsort_type type;
+        check_mode mode;
+        size_t value_size;
+        int descending;
+        unsigned begin_bit, end_bit;
+        size_t many;
+        int buckets; /* sorted by their set */
+    } cases[] = {
+        {CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0, 0, 16},
+        {CLSORT_I64, CHECK_KEYS, 0, 1, 0, 0, 20000, 15},
+        {CLSORT_U64, CHECK_PAIRS, 4, 1, 0, 0, 0, 16},
+        {CLSORT_F64, CHECK_KEYS, 0, 0, 0, 0, 0, 16},
+        {CLSORT_F64, CHECK_PAIRS, 8, 1, 0, 0, 20000, 15},
+        {CLSORT_U64, CHECK_ARGSORT, 0, 0, 0, 0, 0, 16},
+        /* the top digit of bits [59, 64): 5 bits, one value a bucket */
+        {CLSORT_U64, CHECK_KEYS, 0, 0, 3, 64, 0, 16},
+        /* the top digit of bits [62, 64): 4 buckets of 1024 distinct keys */
+        {CLSORT_I64, CHECK_PAIRS, 4, 0, 6, 64, 0, 4},
+    };
+    bool ok = true;
+    for (size_t si = 0; ok && si < sizeof shapes / sizeof shapes[0]; si++) {
+        clsort_context *ctx = test_context(shapes[si]);
+        if (!ctx)
+            return;
+        const size_t n = si == 1 ? 1100009 : 300007;
+        for (size_t ci = si == 1; ok && ci < sizeof cases / sizeof cases[0]; ci += si ? 2 : 1) {
+            sort_case c = make(cases[ci].type, DATA_UNIFORM, n, cases[ci].mode);
+            c.value_size = cases[ci].value_size ? cases[ci].value_size : 4;
+            c.index_type = ci % 2 ? CLSORT_U64 : CLSORT_U32;
+            c.opt.descending = cases[ci].descending;
+            c.opt.begin_bit = cases[ci].begin_bit;
+            c.opt.end_bit = cases[ci].end_bit;
+            void *k = set_keys(c.type, n, cases[ci].many,
+                               test_seed("by_set", n, (unsigned)(ci * 4 + si)));
+            CHECK(k != NULL, "out of memory");
+            if (!k) {
+                ok = false;
+                break;
+            }
+            c.input = k;
+            char label[600];
+            snprintf(label, sizeof label, "%s, buckets of 256 keys, case %zu", shapes[si], ci);
+            ok = sort_and_check(ctx, &c, label);
+            free(k);
+            /* where the set's local memory (SET_BYTES, radix_msd.cl) holds
+             * the largest bucket, about n / buckets keys, in the bucket
+             * passes' local memory (three quarters of the device's, at
+             * most 1.5 MiB), as keys */
+            const size_t vb = c.mode == CHECK_KEYS      ? 0
+                              : c.mode == CHECK_ARGSORT ? clsort_type_size(c.index_type)
+                                                        : c.value_size,
+                         local = test_local_mem() / 4 * 3 < (3u << 19)
+                                     ? (size_t)(test_local_mem() / 4 * 3)
+                                     : (size_t)3 << 19,
+                         m = n / (size_t)cases[ci].buckets / 10 * 11;
+            const bool fits = 16384 * 12 + 2 * 8192 * 8 + m * 2 <= local / (8 + vb) * 8;
+            const int got = clsort_radix_last_by_set(ctx), want = fits ? cases[ci].buckets : -1;
+            /* 11-bit digits: the top digit's 9 bits split each bucket in
+             * two or not, by the pool's keys */
+            const bool as_want = want < 0 || (si == 2 ? got >= want : got == want);
+            CHECK(!ok || as_want,
+                  "%s: %d buckets sorted by their set, not %d (MSD order %d, tiles %d)", label,
+                  got, want, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx));
+            ok = ok && as_want;
+        }
+        clsort_context_release(ctx);
+    }
+}
+
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over
  * bits [0, end_bit), the rest in the two highest values of the top digit
  * with random bits below (the others' bucket below them spans the rest), every key random above end_bit; the sample's

@@ -1504,6 +1504,182 @@ inline void clsort_in_common(const global KEY_T *ka, global KEY_T *ku, global KE
     }
 }
 
+#if CLSORT_IN_LOCAL && IN_MAX_PASSES >= 4
+#define SET_OK 1
+/* Buckets sorted by their set of keys (clsort_in_by_set): from SET_MIN keys,
+ * where LSD order would take SET_PASSES passes or more (64-bit keys), with
+ * at most SET_MAX distinct keys (in a table of SET_SLOTS slots: at most
+ * half full) */
+#define SET_PASSES 4u
+#define SET_MIN 4096u
+#define SET_MAX 8192u
+#define SET_SLOTS_LOG 14u
+#define SET_SLOTS (1u << SET_SLOTS_LOG)
+/* local bytes: the table's keys and counts, the set and its copy, and a
+ * slot number for each of the bucket's m keys */
+#define SET_BYTES(m) \
+    (SET_SLOTS * (sizeof(KEY_T) + 4u) + 2u * SET_MAX * sizeof(KEY_T) + (ulong)(m) * 2u)
+
+/* Order key o's slot in a table of 2^lg slots (tk: keys, tc: counts, 0
+ * empty): its own, or the empty slot where it goes; multiplicative
+ * hashing, linear probing */
+inline uint clsort_set_find(const local KEY_T *tk, const local uint *tc, KEY_T o, uint lg)
+{
+    uint slot = (uint)(((ulong)o * 0x9e3779b97f4a7c15ul) >> (64u - lg));
+    while (tc[slot] && tk[slot] != o)
+        slot = (slot + 1u) & ((1u << lg) - 1u);
+    return slot;
+}
+
+/* Whether the bucket's first SET_GLANCE keys (g, or all, if fewer) repeat
+ * enough for its set to pay: their r repeats (keys seen before) put the
+ * bucket's distinct keys near g^2 / 2r (as many equally likely keys would
+ * be), which must be at most SET_MAX and a SET_REPEAT-th of its m keys;
+ * no repeat: no set. A table of its own (in lk, as the set's: 2
+ * SET_GLANCE slots), so that buckets of many distinct keys do not clear
+ * the set's table. */
+#define SET_GLANCE 256u
+#define SET_REPEAT 4u
+inline bool clsort_set_glance(const global KEY_T *ka, idx_t lo, idx_t hi, bool tiled,
+                              const global uint *tab, uint tiles, uint d, idx_t n,
+                              uint begin_bit, uint end_bit, uint descending, local KEY_T *lk)
+{
+    const uint lg = 9u; /* 2 SET_GLANCE slots */
+    local KEY_T *tk = lk;
+    local uint *tc = (local uint *)(lk + (1u << lg));
+    for (uint s = 0; s < (1u << lg); s++)
+        tc[s] = 0;
+    const uint runs = tiled ? tiles : 1u;
+    uint seen = 0, distinct = 0;
+    for (uint t = 0; t < runs && seen < SET_GLANCE; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        for (ulong j = r0; j < r1 && seen < SET_GLANCE; j++, seen++) {
+            const KEY_T o = IN_ORDER(ka[j]);
+            const uint s = clsort_set_find(tk, tc, o, lg);
+            distinct += tc[s] == 0;
+            tk[s] = o;
+            tc[s] = 1;
+        }
+    }
+    const ulong most = min((ulong)SET_MAX, (ulong)(hi - lo) / SET_REPEAT);
+    return (ulong)seen * seen <= 2u * (ulong)(seen - distinct) * most;
+}
+
+/* The set's m distinct order keys a[0, m), sorted by the digits that vary
+ * among them, LSD order between a and t; returns where they end */
+inline local KEY_T *clsort_set_sort(local KEY_T *a, local KEY_T *t, uint m)
+{
+    KEY_T any = 0, all = (KEY_T)~(KEY_T)0;
+    for (uint i = 0; i < m; i++) {
+        any |= a[i];
+        all &= a[i];
+    }
+    const KEY_T vary = any ^ all;
+    for (uint sh = 0; sh < KEY_BITS; sh += 8) {
+        if (!((vary >> sh) & 255u))
+            continue;
+        uint c[256];
+        for (uint e = 0; e < 256; e++)
+            c[e] = 0;
+        for (uint i = 0; i < m; i++)
+            c[(uint)(a[i] >> sh) & 255u]++;
+        uint run = 0;
+        for (uint e = 0; e < 256; e++) {
+            const uint x = c[e];
+            c[e] = run;
+            run += x;
+        }
+        for (uint i = 0; i < m; i++)
+            t[c[(uint)(a[i] >> sh) & 255u]++] = a[i];
+        local KEY_T *x = a;
+        a = t;
+        t = x;
+    }
+    return a;
+}
+
+/* A bucket of many keys and few distinct ones (the set: Zipf's keys, which
+ * LSD order would move through every digit), A -> U: one read puts each
+ * key's order key in a hash table in local memory (lk: SET_BYTES), counting
+ * it and noting each key's slot; the set is sorted; each slot gets its
+ * keys' first place in that order; a second read puts each key at its
+ * slot's next place (stable). Keys alone that are their order key
+ * (integers, all their bits) are written from the set instead. Returns
+ * false, having written nothing, where the bucket has more than SET_MAX
+ * distinct keys, or its first keys do not repeat (clsort_set_glance). */
+inline bool clsort_in_by_set(const global KEY_T *ka, global KEY_T *ku,
+                             const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
+                             bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
+                             uint begin_bit, uint end_bit, uint descending, local KEY_T *lk)
+{
+    local KEY_T *tk = lk, *set = lk + SET_SLOTS + SET_SLOTS * 4u / sizeof(KEY_T);
+    local uint *tc = (local uint *)(lk + SET_SLOTS);
+    local ushort *slot_of = (local ushort *)(set + 2u * SET_MAX);
+    if (!clsort_set_glance(ka, lo, hi, tiled, tab, tiles, d, n, begin_bit, end_bit, descending,
+                           lk))
+        return false;
+    for (uint s = 0; s < SET_SLOTS; s++)
+        tc[s] = 0;
+    const uint runs = tiled ? tiles : 1u;
+    uint m = 0, i = 0;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        for (ulong j = r0; j < r1; j++, i++) {
+            const KEY_T o = IN_ORDER(ka[j]);
+            const uint s = clsort_set_find(tk, tc, o, SET_SLOTS_LOG);
+            if (!tc[s]) {
+                if (m == SET_MAX)
+                    return false;
+                tk[s] = o;
+                set[m++] = o;
+            }
+            tc[s]++;
+            slot_of[i] = (ushort)s;
+        }
+    }
+    const local KEY_T *sorted = clsort_set_sort(set, set + SET_MAX, m);
+#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
+    if (begin_bit == 0 && end_bit == KEY_BITS) {
+        idx_t at = lo;
+        for (uint e = 0; e < m; e++) {
+            const uint c = tc[clsort_set_find(tk, tc, sorted[e], SET_SLOTS_LOG)];
+            clsort_in_fill(ku, at, at + c, sorted[e], descending);
+            at += c;
+        }
+        return true;
+    }
+#endif
+    /* each slot's first place, plus one: a slot keeps a count other than
+     * 0, which marks it used to the lookups that follow */
+    uint at = 1;
+    for (uint e = 0; e < m; e++) {
+        const uint s = clsort_set_find(tk, tc, sorted[e], SET_SLOTS_LOG), c = tc[s];
+        tc[s] = at;
+        at += c;
+    }
+    global KEY_T *uk = ku + lo;
+    global VAL_T *uv = vu + lo;
+    clsort_in_touch(uk, uv, hi - lo, descending); /* the destination's lines */
+    i = 0;
+    for (uint t = 0; t < runs; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        for (ulong j = r0; j < r1; j++, i++) {
+            const uint p = tc[slot_of[i]]++ - 1u;
+            uk[p] = ka[j];
+#if HAVE_VALUES
+            uv[p] = va[j];
+#endif
+        }
+    }
+    return true;
+}
+#else
+#define SET_OK 0
+#endif
+
 #undef IN_ORDER
 
 /* Keys a chunk of clsort_radix_one_copy's (without tiles); from tiles, at
@@ -1725,12 +1901,35 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const uint rr = 1u << rb;
     const uint np = (bits + rb - 1) / rb;
     uint h[IN_MAX_PASSES * RADIX];
+    /* X of the passes below (and the set's table): a buffer of the worker
+     * thread that stays in cache from bucket to bucket */
+#if CLSORT_IN_LOCAL
+    local KEY_T lk[CLSORT_IN_LOCAL];
+#if HAVE_VALUES
+    local VAL_T lv[CLSORT_IN_LOCAL];
+#else
+    local VAL_T *const lv = 0; /* keys alone: no values */
+#endif
+    const bool in_local = hi - lo <= CLSORT_IN_LOCAL;
+#else
+    const bool in_local = false;
+#endif
     if (common) {
         atomic_inc(&state[ST_COMMON]);
         clsort_in_common(ka, ku, kb, va, vu, vb, lo, hi, tiled, tab, tiles, d, n, begin_bit,
                          end_bit, descending, bits, clsort_one_key(one, d), h);
         return;
     }
+#if SET_OK
+    /* many keys, few distinct ones, where LSD order would take SET_PASSES
+     * passes or more */
+    if (np >= SET_PASSES && hi - lo >= SET_MIN && SET_BYTES(hi - lo) <= sizeof lk &&
+        clsort_in_by_set(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n, begin_bit, end_bit,
+                         descending, lk)) {
+        atomic_inc(&state[ST_BY_SET]);
+        return;
+    }
+#endif
     for (uint e = 0; e < np * rr; e++)
         h[e] = 0;
     const KEY_T low_mask = clsort_low_bits(bits);
@@ -1798,17 +1997,6 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
      * for a bucket that fits it (CLSORT_IN_LOCAL keys, the host's choice: a
      * buffer of the worker thread that stays in cache from bucket to
      * bucket), else temp B. pos[] holds positions relative to lo. */
-#if CLSORT_IN_LOCAL
-    local KEY_T lk[CLSORT_IN_LOCAL];
-#if HAVE_VALUES
-    local VAL_T lv[CLSORT_IN_LOCAL];
-#else
-    local VAL_T *const lv = 0; /* keys alone: no values */
-#endif
-    const bool in_local = hi - lo <= CLSORT_IN_LOCAL;
-#else
-    const bool in_local = false;
-#endif
     idx_t pos[RADIX];
 #if HAVE_NT && CLSORT_IN_LOCAL
     /* Sorts from CLSORT_NT_MIN keys (see HAVE_NT): every pass between two
