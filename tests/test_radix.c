@@ -977,6 +977,42 @@ void test_radix_tiled(void)
         clsort_context_release(ctx);
     }
 #undef PLAIN_MSD
+    if (!ok)
+        return;
+    /* A bucket of the tiles too large for local memory whose top varying
+     * digit orders it (at most 16 values, one key each): one pass from the
+     * tiles' runs straight to U. 40% of the keys in top digit 0x77, 16
+     * keys there that differ in bits [16, 24) alone; pairs (their values
+     * the indices, so that the order of equal keys shows), both orders. */
+    const char *one_pass = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,"
+                           "hist_wg=1,plan_wg=64,nt_min=1,tile_min=1,radix_bits=8,large_min=0,"
+                           "msd_bound=1024";
+    ctx = test_context(one_pass);
+    const size_t n1 = 300007;
+    uint32_t *k1 = ctx ? malloc(n1 * sizeof *k1) : NULL;
+    if (!k1) {
+        CHECK(!ctx, "out of memory");
+        if (ctx)
+            clsort_context_release(ctx);
+        return;
+    }
+    data_fill(k1, CLSORT_U32, n1, DATA_UNIFORM, test_seed("tiled_one_pass", n1, 0));
+    for (size_t i = 0; i < n1; i++)
+        if (i % 5 < 2)
+            k1[i] = 0x77001234u | (k1[i] & 0xfu) << 18;
+        else if (k1[i] >> 24 == 0x77) /* the others in other top digits */
+            k1[i] ^= 1u << 24;
+    for (int desc = 0; ok && desc < 2; desc++) {
+        sort_case c = make(CLSORT_U32, DATA_UNIFORM, n1, CHECK_PAIRS);
+        c.input = k1;
+        c.opt.descending = desc;
+        ok = sort_and_check(ctx, &c, one_pass);
+        CHECK(!ok || clsort_radix_last_msd(ctx) == 1, "%s: 16 keys in one tiled bucket: MSD "
+              "order not taken", one_pass);
+        ok = ok && clsort_radix_last_msd(ctx) == 1;
+    }
+    free(k1);
+    clsort_context_release(ctx);
 }
 
 void test_radix_persistent(void)
@@ -1941,10 +1977,12 @@ void test_radix_common(void)
  * order's 16 buckets holds about n / 16 keys of 256 distinct ones; with
  * `many`, the last `many` keys are random below the first top digit, so
  * that its bucket passes the first look (its first keys repeat) and then
- * has too many distinct keys for the set (SET_MAX, 8192). Some of the
+ * has too many distinct keys for the set (SET_MAX, 8192); with `edge`, the
+ * sixth top digit's bucket holds exactly `edge` distinct keys, its first
+ * 300 keys 8 of them. Some of the
  * pool's keys differ in their lowest 3 bits alone; floats: the pool holds
  * +0.0 and -0.0 and NaNs of several patterns among its keys. */
-static void *set_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
+static void *set_keys(clsort_type t, size_t n, size_t many, size_t edge, uint64_t seed)
 {
     const size_t bytes = clsort_type_size(t);
     const unsigned bits = (unsigned)bytes * 8, top = bits - 8;
@@ -1968,10 +2006,17 @@ static void *set_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
     unsigned char *k = malloc(n * bytes);
     if (!k)
         return NULL;
+    size_t c = 0; /* keys of the edge's bucket so far */
     for (size_t i = 0; i < n; i++) {
-        uint64_t v = pool[SET_NEXT() % (16 * 256)];
+        const unsigned j = (unsigned)(SET_NEXT() % (16 * 256));
+        uint64_t v = pool[j];
         if (i + many >= n)
             v = tops[2] << top | (SET_NEXT() & below);
+        else if (edge && j % 16 == 5) { /* 8 keys 300 times, then each of the others */
+            const uint64_t e = c < 300 ? c % 8 : c - 300 < edge - 8 ? c - 292 : SET_NEXT() % edge;
+            v = tops[5] << top | ((e * 0x9e3779b97f4a7c15ull) & below);
+            c++;
+        }
         memcpy(k + i * bytes, &v, bytes);
     }
 #undef SET_NEXT
@@ -2032,7 +2077,7 @@ void test_radix_by_set(void)
             c.opt.descending = cases[ci].descending;
             c.opt.begin_bit = cases[ci].begin_bit;
             c.opt.end_bit = cases[ci].end_bit;
-            void *k = set_keys(c.type, n, cases[ci].many,
+            void *k = set_keys(c.type, n, cases[ci].many, 0,
                                test_seed("by_set", n, (unsigned)(ci * 4 + si)));
             CHECK(k != NULL, "out of memory");
             if (!k) {
@@ -2067,6 +2112,60 @@ void test_radix_by_set(void)
         }
         clsort_context_release(ctx);
     }
+    /* a bucket of exactly SET_MAX distinct keys takes the set, one more
+     * does not: keys written from the set, and pairs moved by it */
+    clsort_context *ec = ok ? test_context(shapes[0]) : NULL;
+    for (unsigned e = 0; ec && ok && e < 4; e++) {
+        const size_t n = 300007, edge = e & 1 ? 8193 : 8192;
+        sort_case c = make(e & 2 ? CLSORT_I64 : CLSORT_U64, DATA_UNIFORM, n,
+                           e & 2 ? CHECK_PAIRS : CHECK_KEYS);
+        c.opt.descending = e == 1;
+        void *k = set_keys(c.type, n, 0, edge, test_seed("by_set_edge", n, e));
+        CHECK(k != NULL, "out of memory");
+        c.input = k;
+        char label[600];
+        snprintf(label, sizeof label, "%s, a bucket of %zu distinct keys", shapes[0], edge);
+        ok = k && sort_and_check(ec, &c, label);
+        free(k);
+        const int got = clsort_radix_last_by_set(ec), want = edge == 8192 ? 16 : 15;
+        CHECK(!ok || got == want, "%s: %d buckets sorted by their set, not %d", label, got, want);
+        ok = ok && got == want;
+    }
+    if (ec)
+        clsort_context_release(ec);
+    /* 32-bit keys in a span bucket of the sample's map (all their bits
+     * below its top digit: 4 passes): 90% of the keys, and every sample,
+     * in top digits 0xfe and 0xff, the others 300 values from 0x10000000
+     * to 0x14000000, which the map puts in one bucket spanning several
+     * top digits, sorted by its set where the map is taken */
+    const char *span = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
+                       "plan_wg=64,nt_min=1,tile_min=1,msd_bound=4,radix_bits=8,large_min=0";
+    clsort_context *sc = ok ? test_context(span) : NULL;
+    for (int m = 0; sc && ok && m < 2; m++) {
+        const size_t n = 300007;
+        uint32_t *k = malloc(n * sizeof *k);
+        CHECK(k != NULL, "out of memory");
+        if (!k)
+            break;
+        data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed("by_set_span", n, (unsigned)m));
+        for (size_t i = 0; i < n; i++)
+            k[i] = i % 10 == 9 ? 0x10000000u + (k[i] % 300u) * 0x36000u
+                               : 0xfe000000u | (k[i] & 0x01ffffffu);
+        for (size_t s = 0; s < 1024; s++) /* the sample's keys (1024 at this n) */
+            k[s * n / 1024] |= 0xfe000000u;
+        sort_case c = make(CLSORT_U32, DATA_UNIFORM, n, m ? CHECK_PAIRS : CHECK_KEYS);
+        c.input = k;
+        c.opt.descending = m;
+        ok = sort_and_check(sc, &c, span);
+        free(k);
+        const int got = clsort_radix_last_by_set(sc);
+        const bool mapped = clsort_radix_last_tiled(sc) == 2; /* TILED_MAPPED */
+        CHECK(!ok || !mapped || got >= 1, "%s: the span bucket not sorted by its set (%d)", span,
+              got);
+        ok = ok && (!mapped || got >= 1);
+    }
+    if (sc)
+        clsort_context_release(sc);
 }
 
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over

@@ -1186,6 +1186,10 @@ inline void clsort_in_gather(const global KEY_T *ka, global KEY_T *gk,
     for (uint t = 0; t < tiles; t++) {
         ulong r0, r1;
         clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+        clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
+#if HAVE_VALUES
+        clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
         for (ulong i = r0; i < r1; i++, o++) {
             gk[o] = ka[i];
 #if HAVE_VALUES
@@ -1235,6 +1239,17 @@ inline void clsort_in_run(bool tiled, const global uint *tab, uint t, uint d, id
 #endif
 }
 
+/* Tiled: the keys of the run TILE_AHEAD runs on fetched (see
+ * clsort_in_prefetch_keys) */
+inline void clsort_in_ahead(const global KEY_T *ka, bool tiled, const global uint *tab, uint t,
+                            uint tiles, uint d, idx_t n)
+{
+#if TILED_OK
+    if (tiled)
+        clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
+}
+
 /* a bucket whose top varying digit takes at most this many values may be
  * a few keys, one to each value (clsort_radix_buckets) */
 #define IN_FEW 16
@@ -1254,6 +1269,7 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
     for (uint t = 0; t < runs; t++) {
         ulong r0, r1;
         clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        clsort_in_ahead(ka, tiled, tab, t, tiles, d, n);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T k = ka[i];
             const uint e = IN_DIGIT(k, g);
@@ -1288,6 +1304,7 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
     for (uint t = 0; t < runs; t++) {
         ulong r0, r1;
         clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        clsort_in_ahead(ka, tiled, tab, t, tiles, d, n);
         if (r1 <= r0)
             continue;
         if (have == 0) {
@@ -1507,7 +1524,8 @@ inline void clsort_in_common(const global KEY_T *ka, global KEY_T *ku, global KE
 #if CLSORT_IN_LOCAL && IN_MAX_PASSES >= 4
 #define SET_OK 1
 /* Buckets sorted by their set of keys (clsort_in_by_set): from SET_MIN keys,
- * where LSD order would take SET_PASSES passes or more (64-bit keys), with
+ * where LSD order would take SET_PASSES passes or more (64-bit keys; 32-bit
+ * keys in a span bucket of the sample's map, sorted by all their bits), with
  * at most SET_MAX distinct keys (in a table of SET_SLOTS slots: at most
  * half full) */
 #define SET_PASSES 4u
@@ -1531,14 +1549,16 @@ inline uint clsort_set_find(const local KEY_T *tk, const local uint *tc, KEY_T o
     return slot;
 }
 
-/* Whether the bucket's first SET_GLANCE keys (g, or all, if fewer) repeat
- * enough for its set to pay: their r repeats (keys seen before) put the
- * bucket's distinct keys near g^2 / 2r (as many equally likely keys would
- * be), which must be at most SET_MAX and a SET_REPEAT-th of its m keys;
- * no repeat: no set. A table of its own (in lk, as the set's: 2
- * SET_GLANCE slots), so that buckets of many distinct keys do not clear
- * the set's table. */
+/* Whether the bucket's first SET_GLANCE keys (or all, if fewer) repeat
+ * enough for its set to pay: at least SET_GLANCE_REPEATS keys seen before,
+ * and the bucket's distinct keys estimated from the d distinct keys seen,
+ * f1 of them once and f2 twice, as d + f1 (f1 - 1) / 2 (f2 + 1) (Chao's
+ * estimate: a few heavy keys do not hide a long tail of rare ones), at
+ * most SET_MAX and a SET_REPEAT-th of its m keys. A table of its own (in
+ * lk, as the set's: 2 SET_GLANCE slots), so that buckets of many distinct
+ * keys do not clear the set's table. */
 #define SET_GLANCE 256u
+#define SET_GLANCE_REPEATS 8u
 #define SET_REPEAT 4u
 inline bool clsort_set_glance(const global KEY_T *ka, idx_t lo, idx_t hi, bool tiled,
                               const global uint *tab, uint tiles, uint d, idx_t n,
@@ -1559,11 +1579,18 @@ inline bool clsort_set_glance(const global KEY_T *ka, idx_t lo, idx_t hi, bool t
             const uint s = clsort_set_find(tk, tc, o, lg);
             distinct += tc[s] == 0;
             tk[s] = o;
-            tc[s] = 1;
+            tc[s]++;
         }
     }
-    const ulong most = min((ulong)SET_MAX, (ulong)(hi - lo) / SET_REPEAT);
-    return (ulong)seen * seen <= 2u * (ulong)(seen - distinct) * most;
+    if (seen - distinct < SET_GLANCE_REPEATS)
+        return false;
+    ulong f1 = 0, f2 = 0;
+    for (uint s = 0; s < (1u << lg); s++) {
+        f1 += tc[s] == 1;
+        f2 += tc[s] == 2;
+    }
+    const ulong est = distinct + f1 * (f1 ? f1 - 1 : 0) / (2 * (f2 + 1));
+    return est <= min((ulong)SET_MAX, (ulong)(hi - lo) / SET_REPEAT);
 }
 
 /* The set's m distinct order keys a[0, m), sorted by the digits that vary
@@ -2082,10 +2109,26 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 #endif
 #if TILED_OK
     /* A bucket of the tiles that the route above does not take (it does
-     * not fit local memory): gathered in order to where the routes below
+     * not fit local memory): of one pass, scattered from the runs to U;
+     * else gathered in order to where the routes below
      * then read it as from A: to B where they take an odd number of passes
      * (A -> U -> X -> U: B, their X, is read before it is written), else to
      * U (A -> X -> U). */
+    if (tiled && k == 1) { /* one pass: from the runs straight to U */
+        const in_digit g = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending, nr);
+        clsort_in_starts(h, pass_of[0], rr, g.mask, pos);
+        clsort_in_touch(ku + lo, vu + lo, hi - lo, descending);
+        for (uint t = 0; t < tiles; t++) {
+            ulong r0, r1;
+            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+            clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
+#if HAVE_VALUES
+            clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
+            clsort_in_scatter_gg(ka + r0, ku + lo, va + r0, vu + lo, (idx_t)(r1 - r0), pos, g);
+        }
+        return;
+    }
     if (tiled) {
         global KEY_T *gk = (k & 1u) ? kb : ku;
         global VAL_T *gv = (k & 1u) ? vb : vu;
