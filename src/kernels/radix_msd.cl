@@ -674,13 +674,14 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             const uint d = DIGIT_OF(k, shift, mask, flip);
             seen[d] += clsort_order_key(k, begin_bit, end_bit, descending) == cand[d];
         }
-        uint most_rest = 0, most_common = 0;
+        uint most_rest = 0, most_common = 0, most_plain = 0;
         for (uint d = 0; d < RADIX; d++)
             if (other[d] > 1 || mixed > TILE_MIXED_MAX) {
                 most = max(most, h[d]);
                 const uint c = clsort_common_samples(h[d], seen[d]);
                 most_rest = max(most_rest, h[d] - c);
                 most_common = max(most_common, c ? h[d] : 0u);
+                most_plain = max(most_plain, c ? 0u : h[d]); /* no common key */
             }
         /* and three passes or more whose digits vary in the sample, as
          * the plan's MSD order needs */
@@ -689,6 +690,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         const bool commons =
+            (ulong)most_plain * n <= (ulong)msd_max * ns &&
             (ulong)most_rest * n <= (ulong)TILE_COMMON_REST_MAX * msd_max * ns &&
             (ulong)most_common * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
         const bool in_bound = (ulong)most * n <= (ulong)msd_max * ns;
@@ -1186,10 +1188,6 @@ inline void clsort_in_gather(const global KEY_T *ka, global KEY_T *gk,
     for (uint t = 0; t < tiles; t++) {
         ulong r0, r1;
         clsort_in_tile_run(tab, t, d, n, &r0, &r1);
-        clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
-#if HAVE_VALUES
-        clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
-#endif
         for (ulong i = r0; i < r1; i++, o++) {
             gk[o] = ka[i];
 #if HAVE_VALUES
@@ -1239,17 +1237,6 @@ inline void clsort_in_run(bool tiled, const global uint *tab, uint t, uint d, id
 #endif
 }
 
-/* Tiled: the keys of the run TILE_AHEAD runs on fetched (see
- * clsort_in_prefetch_keys) */
-inline void clsort_in_ahead(const global KEY_T *ka, bool tiled, const global uint *tab, uint t,
-                            uint tiles, uint d, idx_t n)
-{
-#if TILED_OK
-    if (tiled)
-        clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
-#endif
-}
-
 /* a bucket whose top varying digit takes at most this many values may be
  * a few keys, one to each value (clsort_radix_buckets) */
 #define IN_FEW 16
@@ -1269,7 +1256,6 @@ inline bool clsort_in_one_key_each(const global KEY_T *ka, idx_t lo, idx_t hi, i
     for (uint t = 0; t < runs; t++) {
         ulong r0, r1;
         clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
-        clsort_in_ahead(ka, tiled, tab, t, tiles, d, n);
         for (ulong i = r0; i < r1; i++) {
             const KEY_T k = ka[i];
             const uint e = IN_DIGIT(k, g);
@@ -1304,7 +1290,6 @@ inline uint clsort_in_few_keys(const global KEY_T *ka, idx_t lo, idx_t hi, bool 
     for (uint t = 0; t < runs; t++) {
         ulong r0, r1;
         clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
-        clsort_in_ahead(ka, tiled, tab, t, tiles, d, n);
         if (r1 <= r0)
             continue;
         if (have == 0) {
@@ -2109,26 +2094,10 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 #endif
 #if TILED_OK
     /* A bucket of the tiles that the route above does not take (it does
-     * not fit local memory): of one pass, scattered from the runs to U;
-     * else gathered in order to where the routes below
+     * not fit local memory): gathered in order to where the routes below
      * then read it as from A: to B where they take an odd number of passes
      * (A -> U -> X -> U: B, their X, is read before it is written), else to
      * U (A -> X -> U). */
-    if (tiled && k == 1) { /* one pass: from the runs straight to U */
-        const in_digit g = clsort_in_digit(begin_bit, bits, rb, pass_of[0], descending, nr);
-        clsort_in_starts(h, pass_of[0], rr, g.mask, pos);
-        clsort_in_touch(ku + lo, vu + lo, hi - lo, descending);
-        for (uint t = 0; t < tiles; t++) {
-            ulong r0, r1;
-            clsort_in_tile_run(tab, t, d, n, &r0, &r1);
-            clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
-#if HAVE_VALUES
-            clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
-#endif
-            clsort_in_scatter_gg(ka + r0, ku + lo, va + r0, vu + lo, (idx_t)(r1 - r0), pos, g);
-        }
-        return;
-    }
     if (tiled) {
         global KEY_T *gk = (k & 1u) ? kb : ku;
         global VAL_T *gv = (k & 1u) ? vb : vu;
