@@ -1954,6 +1954,44 @@ void test_radix_common(void)
             }
             clsort_context_release(ctx);
         }
+    /* Beside a common key's bucket past the bound, a bucket of three keys
+     * of 5% each (Zipf's heads sharing a top digit: no common key), past
+     * the bound and within twice it: flag 2 still (the bound is a
+     * quarter of a unit's share: 15% within twice it up to 3 units) */
+    if (ok && units <= 3) {
+        const char *spec = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,"
+                           "hist_wg=1,plan_wg=64,nt_min=1,tile_min=1,radix_bits=8,large_min=0,"
+                           "msd_bound=4";
+        clsort_context *hc = test_context(spec);
+        const size_t n = 300007;
+        uint32_t *k = hc ? malloc(n * sizeof *k) : NULL;
+        if (k) {
+            data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed("common_heads", n, 0));
+            for (size_t i = 0; i < n; i++) {
+                const unsigned p = (unsigned)(i * 7919 % 100);
+                if (p < 30)
+                    k[i] = 0x5a123456u;
+                else if (p < 45)
+                    k[i] = 0xc3000000u | (p % 3) << 12;
+                else if (p < 48) /* rare keys beside the common one */
+                    k[i] = 0x5a000000u | (k[i] & 0xffffffu);
+                else if (k[i] >> 24 == 0x5a || k[i] >> 24 == 0xc3)
+                    k[i] ^= 1u << 24;
+            }
+            sort_case c = make(CLSORT_U32, DATA_UNIFORM, n, CHECK_KEYS);
+            c.input = k;
+            ok = sort_and_check(hc, &c, spec);
+            const int msd = clsort_radix_last_msd(hc), got = clsort_radix_last_common(hc);
+            CHECK(!ok || (msd == 1 && got >= 1),
+                  "%s: a common key's bucket and one of three heads: MSD order %d, %d buckets "
+                  "split by their common key (%u units)",
+                  spec, msd, got, units);
+            ok = ok && msd == 1 && got >= 1;
+        }
+        free(k);
+        if (hc)
+            clsort_context_release(hc);
+    }
     /* 64-bit keys alone where the tiles are there to fill (fill_only),
      * ascending and descending: whose buckets of an even spread would not
      * stream through local memory (bucket_local 4096), where flag 2 by

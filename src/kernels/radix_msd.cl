@@ -661,11 +661,13 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         /* A bucket most of whose samples are one key (common: more than
          * half of them, and at least COMMON_SAMPLES_MIN) splits that key
          * from the others (clsort_in_common): one read, the others sorted,
-         * the key's run written. Where the buckets past the bound are such
+         * the key's run written. Where such buckets are past the bound
          * (Zipf's head keys among rare ones), with at most
-         * TILE_COMMON_REST_MAX times the bound of others (a bucket of rare
-         * keys alone as well) and TILE_ONE_KEY_MAX times it in all (one
-         * work-item reads it), they take flag 2 too. */
+         * TILE_COMMON_REST_MAX times the bound of others in any bucket (a
+         * bucket of rare keys alone as well: Zipf's two heads of one
+         * digit) and TILE_ONE_KEY_MAX times it in all (one work-item reads
+         * it), they take flag 2 too; without a common key past the bound,
+         * the bound holds. */
         uint *const seen = votes;
         for (uint d = 0; d < RADIX; d++)
             seen[d] = 0;
@@ -674,14 +676,13 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             const uint d = DIGIT_OF(k, shift, mask, flip);
             seen[d] += clsort_order_key(k, begin_bit, end_bit, descending) == cand[d];
         }
-        uint most_rest = 0, most_common = 0, most_plain = 0;
+        uint most_rest = 0, most_common = 0;
         for (uint d = 0; d < RADIX; d++)
             if (other[d] > 1 || mixed > TILE_MIXED_MAX) {
                 most = max(most, h[d]);
                 const uint c = clsort_common_samples(h[d], seen[d]);
                 most_rest = max(most_rest, h[d] - c);
                 most_common = max(most_common, c ? h[d] : 0u);
-                most_plain = max(most_plain, c ? 0u : h[d]); /* no common key */
             }
         /* and three passes or more whose digits vary in the sample, as
          * the plan's MSD order needs */
@@ -690,7 +691,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             active += ((any & anyc) >> clsort_pass_shift(begin_bit, p) &
                        (KEY_T)clsort_pass_mask(begin_bit, end_bit, p)) != 0;
         const bool commons =
-            (ulong)most_plain * n <= (ulong)msd_max * ns &&
+            (ulong)most_common * n > (ulong)msd_max * ns &&
             (ulong)most_rest * n <= (ulong)TILE_COMMON_REST_MAX * msd_max * ns &&
             (ulong)most_common * n <= (ulong)TILE_ONE_KEY_MAX * msd_max * ns;
         const bool in_bound = (ulong)most * n <= (ulong)msd_max * ns;
