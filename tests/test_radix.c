@@ -653,6 +653,22 @@ static bool tiled_as_expected(clsort_context *ctx, int want, const char *spec, c
     return want < 0 || got == want;
 }
 
+/* n uniform u32 keys (seed from tag and salt) for a sort on ctx; NULL
+ * where ctx is NULL or memory runs out, ctx then released (the caller
+ * returns) */
+static uint32_t *tiled_input(clsort_context *ctx, size_t n, const char *tag, unsigned salt)
+{
+    uint32_t *k = ctx ? malloc(n * sizeof *k) : NULL;
+    if (!k) {
+        CHECK(!ctx, "out of memory");
+        if (ctx)
+            clsort_context_release(ctx);
+        return NULL;
+    }
+    data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed(tag, n, salt));
+    return k;
+}
+
 void test_radix_tiled(void)
 {
     /* MSD order from tiles (tile_min; x86-64 through clang only, else the
@@ -951,14 +967,9 @@ void test_radix_tiled(void)
         snprintf(bspec, sizeof bspec, "%s,msd_bound=%u", PLAIN_MSD, bounds[b]);
         ctx = test_context(bspec);
         const size_t n = 1100009;
-        uint32_t *k = ctx ? malloc(n * sizeof *k) : NULL;
-        if (!k) {
-            CHECK(!ctx, "out of memory");
-            if (ctx)
-                clsort_context_release(ctx);
+        uint32_t *k = tiled_input(ctx, n, "msd_bound", bounds[b]);
+        if (!k)
             return;
-        }
-        data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed("msd_bound", n, bounds[b]));
         for (size_t i = 0; i < n; i++)
             if (i % 5 < 2)
                 k[i] = 0x10000000u | (k[i] & 0x00ffffffu);
@@ -1007,8 +1018,8 @@ void test_radix_tiled(void)
     if (!ok)
         return;
     /* A bucket of the tiles too large for local memory whose top varying
-     * digit orders it (at most 16 values, one key each): one pass from the
-     * tiles' runs straight to U. 40% of the keys in top digit 0x77, 16
+     * digit orders it (at most 16 values, one key each): gathered from the
+     * tiles' runs, then one pass. 40% of the keys in top digit 0x77, 16
      * keys there that differ in bits [16, 24) alone; pairs (their values
      * the indices, so that the order of equal keys shows), both orders. */
     const char *one_pass = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,"
@@ -1016,14 +1027,9 @@ void test_radix_tiled(void)
                            "msd_bound=1024";
     ctx = test_context(one_pass);
     const size_t n1 = 300007;
-    uint32_t *k1 = ctx ? malloc(n1 * sizeof *k1) : NULL;
-    if (!k1) {
-        CHECK(!ctx, "out of memory");
-        if (ctx)
-            clsort_context_release(ctx);
+    uint32_t *k1 = tiled_input(ctx, n1, "tiled_one_pass", 0);
+    if (!k1)
         return;
-    }
-    data_fill(k1, CLSORT_U32, n1, DATA_UNIFORM, test_seed("tiled_one_pass", n1, 0));
     for (size_t i = 0; i < n1; i++)
         if (i % 5 < 2)
             k1[i] = 0x77001234u | (k1[i] & 0xfu) << 18;
@@ -1827,6 +1833,42 @@ void test_radix_order(void)
     }
 }
 
+/* A case of MSD order's bucket tests (radix_common, radix_by_set): key
+ * type, mode, value bytes (0: 4), order and bit window */
+typedef struct msd_case {
+    clsort_type type;
+    check_mode mode;
+    size_t value_size;
+    int descending;
+    unsigned begin_bit, end_bit;
+} msd_case;
+
+/* The sort of case m over n keys (their values or indices set by the
+ * checker; odd `index`: 64-bit argsort indices) */
+static sort_case make_msd_case(const msd_case *m, size_t n, size_t index)
+{
+    sort_case c = make(m->type, DATA_UNIFORM, n, m->mode);
+    c.value_size = m->value_size ? m->value_size : 4;
+    c.index_type = index % 2 ? CLSORT_U64 : CLSORT_U32;
+    c.opt.descending = m->descending;
+    c.opt.begin_bit = m->begin_bit;
+    c.opt.end_bit = m->end_bit;
+    return c;
+}
+
+/* Sorts c with the keys k (the caller's, freed here; NULL: out of memory)
+ * on ctx and checks it (sort_and_check) */
+static bool sort_owned_keys(clsort_context *ctx, sort_case *c, void *k, const char *label)
+{
+    CHECK(k != NULL, "out of memory");
+    if (!k)
+        return false;
+    c->input = k;
+    const bool ok = sort_and_check(ctx, c, label);
+    free(k);
+    return ok;
+}
+
 /* Zipf's head among rare keys, for radix_common: n keys of type t, 30%
  * one key (h0), 15% another (h1, negative for signed and float types), 10%
  * a third (h2), each of its own top digit, 1% random below h0's top digit
@@ -1899,18 +1941,14 @@ void test_radix_common(void)
         "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
         "tile_min=0,radix_bits=8,large_min=0"};
     static const struct {
-        clsort_type type;
-        check_mode mode;
-        size_t value_size;
-        int descending;
-        unsigned begin_bit, end_bit;
+        msd_case m;
         bool alike;
     } cases[] = {
-        {CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0, false},   {CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0, false},
-        {CLSORT_I64, CHECK_PAIRS, 4, 0, 0, 0, false},  {CLSORT_U32, CHECK_ARGSORT, 0, 0, 0, 0, false},
-        {CLSORT_F32, CHECK_KEYS, 0, 0, 0, 0, true},    {CLSORT_F64, CHECK_PAIRS, 8, 1, 0, 0, true},
-        {CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 24, true},  {CLSORT_U64, CHECK_KEYS, 0, 1, 5, 64, true},
-        {CLSORT_I32, CHECK_KEYS, 0, 1, 0, 0, false},
+        {{CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0}, false},   {{CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0}, false},
+        {{CLSORT_I64, CHECK_PAIRS, 4, 0, 0, 0}, false},  {{CLSORT_U32, CHECK_ARGSORT, 0, 0, 0, 0}, false},
+        {{CLSORT_F32, CHECK_KEYS, 0, 0, 0, 0}, true},    {{CLSORT_F64, CHECK_PAIRS, 8, 1, 0, 0}, true},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 24}, true},  {{CLSORT_U64, CHECK_KEYS, 0, 1, 5, 64}, true},
+        {{CLSORT_I32, CHECK_KEYS, 0, 1, 0, 0}, false},
     };
     bool ok = true;
     for (size_t si = 0; ok && si < 2; si++)
@@ -1924,24 +1962,12 @@ void test_radix_common(void)
             /* the plain shape's sorts are larger: every other case */
             for (size_t ci = bound == 4 ? 0 : 1; ok && ci < sizeof cases / sizeof cases[0];
                  ci += si ? 2 : 1) {
-                sort_case c = make(cases[ci].type, DATA_UNIFORM, n, cases[ci].mode);
-                c.value_size = cases[ci].value_size ? cases[ci].value_size : 4;
-                c.index_type = ci % 2 ? CLSORT_U64 : CLSORT_U32;
-                c.opt.descending = cases[ci].descending;
-                c.opt.begin_bit = cases[ci].begin_bit;
-                c.opt.end_bit = cases[ci].end_bit;
+                sort_case c = make_msd_case(&cases[ci].m, n, ci);
                 void *k = common_keys(c.type, n, c.opt.begin_bit, c.opt.end_bit, cases[ci].alike,
                                       test_seed("common", n, (unsigned)(ci * 4 + si * 2 + bound)));
-                CHECK(k != NULL, "out of memory");
-                if (!k) {
-                    ok = false;
-                    break;
-                }
-                c.input = k;
                 char label[600];
                 snprintf(label, sizeof label, "%s, Zipf's head, case %zu", spec, ci);
-                ok = sort_and_check(ctx, &c, label);
-                free(k);
+                ok = sort_owned_keys(ctx, &c, k, label);
                 /* the three heads' buckets, where the plan must take them */
                 const int got = clsort_radix_last_common(ctx),
                           want = bound > 4 || units <= 4 ? 3 : -1;
@@ -2110,24 +2136,20 @@ void test_radix_by_set(void)
         "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
         "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=1024"};
     static const struct {
-        clsort_type type;
-        check_mode mode;
-        size_t value_size;
-        int descending;
-        unsigned begin_bit, end_bit;
+        msd_case m;
         size_t many;
         int buckets; /* sorted by their set */
     } cases[] = {
-        {CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0, 0, 16},
-        {CLSORT_I64, CHECK_KEYS, 0, 1, 0, 0, 20000, 15},
-        {CLSORT_U64, CHECK_PAIRS, 4, 1, 0, 0, 0, 16},
-        {CLSORT_F64, CHECK_KEYS, 0, 0, 0, 0, 0, 16},
-        {CLSORT_F64, CHECK_PAIRS, 8, 1, 0, 0, 20000, 15},
-        {CLSORT_U64, CHECK_ARGSORT, 0, 0, 0, 0, 0, 16},
+        {{CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0}, 0, 16},
+        {{CLSORT_I64, CHECK_KEYS, 0, 1, 0, 0}, 20000, 15},
+        {{CLSORT_U64, CHECK_PAIRS, 4, 1, 0, 0}, 0, 16},
+        {{CLSORT_F64, CHECK_KEYS, 0, 0, 0, 0}, 0, 16},
+        {{CLSORT_F64, CHECK_PAIRS, 8, 1, 0, 0}, 20000, 15},
+        {{CLSORT_U64, CHECK_ARGSORT, 0, 0, 0, 0}, 0, 16},
         /* the top digit of bits [59, 64): 5 bits, one value a bucket */
-        {CLSORT_U64, CHECK_KEYS, 0, 0, 3, 64, 0, 16},
+        {{CLSORT_U64, CHECK_KEYS, 0, 0, 3, 64}, 0, 16},
         /* the top digit of bits [62, 64): 4 buckets of 1024 distinct keys */
-        {CLSORT_I64, CHECK_PAIRS, 4, 0, 6, 64, 0, 4},
+        {{CLSORT_I64, CHECK_PAIRS, 4, 0, 6, 64}, 0, 4},
     };
     bool ok = true;
     for (size_t si = 0; ok && si < sizeof shapes / sizeof shapes[0]; si++) {
@@ -2136,24 +2158,12 @@ void test_radix_by_set(void)
             return;
         const size_t n = si == 1 ? 1100009 : 300007;
         for (size_t ci = si == 1; ok && ci < sizeof cases / sizeof cases[0]; ci += si ? 2 : 1) {
-            sort_case c = make(cases[ci].type, DATA_UNIFORM, n, cases[ci].mode);
-            c.value_size = cases[ci].value_size ? cases[ci].value_size : 4;
-            c.index_type = ci % 2 ? CLSORT_U64 : CLSORT_U32;
-            c.opt.descending = cases[ci].descending;
-            c.opt.begin_bit = cases[ci].begin_bit;
-            c.opt.end_bit = cases[ci].end_bit;
+            sort_case c = make_msd_case(&cases[ci].m, n, ci);
             void *k = set_keys(c.type, n, cases[ci].many, 0,
                                test_seed("by_set", n, (unsigned)(ci * 4 + si)));
-            CHECK(k != NULL, "out of memory");
-            if (!k) {
-                ok = false;
-                break;
-            }
-            c.input = k;
             char label[600];
             snprintf(label, sizeof label, "%s, buckets of 256 keys, case %zu", shapes[si], ci);
-            ok = sort_and_check(ctx, &c, label);
-            free(k);
+            ok = sort_owned_keys(ctx, &c, k, label);
             /* where the set's local memory (SET_BYTES, radix_msd.cl) holds
              * the largest bucket, about n / buckets keys, in the bucket
              * passes' local memory (three quarters of the device's, at
@@ -2186,12 +2196,9 @@ void test_radix_by_set(void)
                            e & 2 ? CHECK_PAIRS : CHECK_KEYS);
         c.opt.descending = e == 1;
         void *k = set_keys(c.type, n, 0, edge, test_seed("by_set_edge", n, e));
-        CHECK(k != NULL, "out of memory");
-        c.input = k;
         char label[600];
         snprintf(label, sizeof label, "%s, a bucket of %zu distinct keys", shapes[0], edge);
-        ok = k && sort_and_check(ec, &c, label);
-        free(k);
+        ok = sort_owned_keys(ec, &c, k, label);
         const int got = clsort_radix_last_by_set(ec), want = edge == 8192 ? 16 : 15;
         CHECK(!ok || got == want, "%s: %d buckets sorted by their set, not %d", label, got, want);
         ok = ok && got == want;
