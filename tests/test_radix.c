@@ -2492,4 +2492,34 @@ void test_radix_fill_sample(void)
         sort_and_check(ctx, &c, rev_specs[si]);
         clsort_context_release(ctx);
     }
+    /* 16 keys, every digit varying, two of them (15% each) in one top
+     * digit: that bucket past the bound (msd_bound 4) from 2 units, two
+     * keys (flag 2, not TILE_FILL's one key a digit), which the sample's
+     * estimate gives to the check by the set (TILE_FEW): the fill writes
+     * the 16 keys */
+    const unsigned units = cpu_units();
+    const char *sixteen = "fill_min=100,tile_min=1,nt_min=1,order_min=1000,sample_few=1,msd_bound=4";
+    clsort_context *fc = units >= 2 ? test_context(sixteen) : NULL;
+    if (fc) {
+        const size_t n = 200003;
+        uint32_t *k = malloc(n * sizeof *k);
+        CHECK(k != NULL, "out of memory");
+        if (k)
+            data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed("fill_two_in_digit", n, 0));
+        for (size_t i = 0; k && i < n; i++) { /* 16 keys: 2 x 15%, 14 x 5% */
+            const uint32_t p = k[i] % 20, j = p < 6 ? p % 2 : p - 4;
+            k[i] = (j < 2 ? 0x11000000u : (0x20u + j * 0x0bu) << 24) | (0x00a5c3e1u ^ j * 0x01030507u);
+        }
+        for (int desc = 0; k && desc < 2; desc++) {
+            sort_case c = make(CLSORT_U32, DATA_FEW_UNIQUE, n, CHECK_KEYS);
+            c.input = k;
+            c.opt.descending = desc;
+            const bool ok = sort_and_check(fc, &c, sixteen);
+            const int got = clsort_radix_last_fill(fc);
+            CHECK(!ok || got == 16, "%s: 16 keys, two in one top digit%s: the fill wrote %d keys",
+                  sixteen, desc ? ", descending" : "", got);
+        }
+        free(k);
+        clsort_context_release(fc);
+    }
 }

@@ -746,9 +746,10 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 #if SAMPLE_FEW_OK
         /* few keys, by Chao1's estimate (TILE_FEW): the check where LSD order
          * runs is cheaper than the buckets of MSD order (but for flag 2's
-         * buckets of one key or two, copied or split; not for its common
-         * keys') */
-        else if (few && go != TILE_FILL && ((go & ~TILE_SKIP) != 2u || !in_bound)) {
+         * buckets of one key or two, copied or split, where every digit is
+         * one key: TILE_FILL's, which a digit of two keys refuses; not for
+         * its common keys') */
+        else if (few && go != TILE_FILL && ((go & ~TILE_SKIP) != 2u || !in_bound || mixed)) {
             const ulong d = few_used + (zeros != 0);
             ulong f1 = zeros == 1, f2 = zeros == 2;
             for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
