@@ -2519,6 +2519,24 @@ void test_radix_fill_sample(void)
             CHECK(!ok || got == 16, "%s: 16 keys, two in one top digit%s: the fill wrote %d keys",
                   sixteen, desc ? ", descending" : "", got);
         }
+        /* the same with 1% random keys: a few heavy keys among rare ones,
+         * which the check would refuse (after its pass); MSD order. Up to 4
+         * units: on more, the rare keys in the heavy keys' digits put them
+         * past the bound as buckets of other keys (not one or two), where
+         * the estimate is tried as for common keys */
+        for (size_t i = 0; k && units <= 4 && i < n; i += 100)
+            k[i] = (uint32_t)(i * 2654435761u) ^ 0x5a5a5a5au;
+        if (k && units <= 4) {
+            sort_case c = make(CLSORT_U32, DATA_FEW_UNIQUE, n, CHECK_KEYS);
+            c.input = k;
+            const bool ok = sort_and_check(fc, &c, sixteen);
+            const int refused = clsort_radix_last_few_refused(fc),
+                      msd = clsort_radix_last_msd(fc);
+            CHECK(!ok || (refused == 0 && msd == 1),
+                  "%s: 16 keys, two in one top digit, and 1%% random keys: the check by the set "
+                  "refused them %d, MSD order %d",
+                  sixteen, refused, msd);
+        }
         free(k);
         clsort_context_release(fc);
     }

@@ -746,17 +746,20 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
 #if SAMPLE_FEW_OK
         /* few keys, by Chao1's estimate (TILE_FEW): the check where LSD order
          * runs is cheaper than the buckets of MSD order (but for flag 2's
-         * buckets of one key or two, copied or split, where every digit is
-         * one key: TILE_FILL's, which a digit of two keys refuses; not for
-         * its common keys') */
-        else if (few && go != TILE_FILL && ((go & ~TILE_SKIP) != 2u || !in_bound || mixed)) {
+         * buckets of one key or two, copied or split; not for its common
+         * keys'). Where flag 2's digits are not all one key (TILE_FILL's),
+         * the check only if no key of the sample is seen once: a few keys
+         * that one digit of two refused the fill, not a few heavy keys
+         * among rare ones, which the check would refuse after its pass */
+        else if (few && go != TILE_FILL) {
             const ulong d = few_used + (zeros != 0);
             ulong f1 = zeros == 1, f2 = zeros == 2;
             for (uint e = 0; e < (1u << FEW_SLOTS_BITS); e++) {
                 f1 += few_cnt[e] == 1;
                 f2 += few_cnt[e] == 2;
             }
-            if (d + f1 * (f1 - (f1 != 0)) / (2 * (f2 + 1)) <= FEW_SAMPLE_MAX)
+            if (((go & ~TILE_SKIP) != 2u || !in_bound || (mixed && f1 == 0)) &&
+                d + f1 * (f1 - (f1 != 0)) / (2 * (f2 + 1)) <= FEW_SAMPLE_MAX)
                 go = TILE_FEW | TILE_SKIP;
         }
 #endif
