@@ -1070,7 +1070,8 @@ void clsort_radix_upfront_plan(CLSORT_PARAMS(clsort_radix_upfront_plan))
 #define CHECK_ITEMS CLSORT_HIST_ITEMS
 #endif
 
-#if FILL_SET_OK
+/* A key's first slot in a table of 2^bits slots: multiplicative hashing
+ * (the check by the set; MSD order's buckets by their set, radix_msd.cl) */
 inline uint clsort_set_hash(set_t k, uint bits)
 {
 #if CLSORT_KEY_BYTES == 8
@@ -1079,6 +1080,8 @@ inline uint clsort_set_hash(set_t k, uint bits)
     return (k * 0x9e3779b9u) >> (32u - bits);
 #endif
 }
+
+#if FILL_SET_OK
 
 /* The slot of key k (not 0) in the table t of 2^bits slots (0: empty),
  * added where it is not there yet (counted in *used); -1 where

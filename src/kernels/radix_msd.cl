@@ -536,6 +536,14 @@ inline uint clsort_sample_map(const uint *h, const ushort *pre, uint ns, global 
 /* How many of a digit's h samples are its common key (see
  * clsort_radix_sample; seen: how many are the majority vote's key), or 0
  * where none is. */
+/* Chao1's estimate of the distinct keys from d seen, f1 of them once and
+ * f2 twice: d + f1 (f1 - 1) / 2 (f2 + 1) (the sample's few keys; a
+ * bucket's glance at its set) */
+inline ulong clsort_chao1(ulong d, ulong f1, ulong f2)
+{
+    return d + f1 * (f1 ? f1 - 1 : 0) / (2 * (f2 + 1));
+}
+
 #define COMMON_SAMPLES_MIN 3u
 inline uint clsort_common_samples(uint h, uint seen)
 {
@@ -759,7 +767,7 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                 f2 += few_cnt[e] == 2;
             }
             if (((go & ~TILE_SKIP) != 2u || !in_bound || (mixed && f1 == 0)) &&
-                d + f1 * (f1 - (f1 != 0)) / (2 * (f2 + 1)) <= FEW_SAMPLE_MAX)
+                clsort_chao1(d, f1, f2) <= FEW_SAMPLE_MAX)
                 go = TILE_FEW | TILE_SKIP;
         }
 #endif
@@ -1529,11 +1537,10 @@ inline void clsort_in_common(const global KEY_T *ka, global KEY_T *ku, global KE
     (SET_SLOTS * (sizeof(KEY_T) + 4u) + 2u * SET_MAX * sizeof(KEY_T) + (ulong)(m) * 2u)
 
 /* Order key o's slot in a table of 2^lg slots (tk: keys, tc: counts, 0
- * empty): its own, or the empty slot where it goes; multiplicative
- * hashing, linear probing */
+ * empty): its own, or the empty slot where it goes; linear probing */
 inline uint clsort_set_find(const local KEY_T *tk, const local uint *tc, KEY_T o, uint lg)
 {
-    uint slot = (uint)(((ulong)o * 0x9e3779b97f4a7c15ul) >> (64u - lg));
+    uint slot = clsort_set_hash((set_t)o, lg);
     while (tc[slot] && tk[slot] != o)
         slot = (slot + 1u) & ((1u << lg) - 1u);
     return slot;
@@ -1541,12 +1548,11 @@ inline uint clsort_set_find(const local KEY_T *tk, const local uint *tc, KEY_T o
 
 /* Whether the bucket's first SET_GLANCE keys (or all, if fewer) repeat
  * enough for its set to pay: at least SET_GLANCE_REPEATS keys seen before,
- * and the bucket's distinct keys estimated from the d distinct keys seen,
- * f1 of them once and f2 twice, as d + f1 (f1 - 1) / 2 (f2 + 1) (Chao's
- * estimate: a few heavy keys do not hide a long tail of rare ones), at
- * most SET_MAX and a SET_REPEAT-th of its m keys. A table of its own (in
- * lk, as the set's: 2 SET_GLANCE slots), so that buckets of many distinct
- * keys do not clear the set's table. */
+ * and Chao's estimate of the bucket's distinct keys (clsort_chao1: a few
+ * heavy keys do not hide a long tail of rare ones) at most SET_MAX and a
+ * SET_REPEAT-th of its m keys. A table of its own (in lk, as the set's: 2
+ * SET_GLANCE slots), so that buckets of many distinct keys do not clear
+ * the set's table. */
 #define SET_GLANCE 256u
 #define SET_GLANCE_REPEATS 8u
 #define SET_REPEAT 4u
@@ -1579,8 +1585,7 @@ inline bool clsort_set_glance(const global KEY_T *ka, idx_t lo, idx_t hi, bool t
         f1 += tc[s] == 1;
         f2 += tc[s] == 2;
     }
-    const ulong est = distinct + f1 * (f1 ? f1 - 1 : 0) / (2 * (f2 + 1));
-    return est <= min((ulong)SET_MAX, (ulong)(hi - lo) / SET_REPEAT);
+    return clsort_chao1(distinct, f1, f2) <= min((ulong)SET_MAX, (ulong)(hi - lo) / SET_REPEAT);
 }
 
 /* The set's m distinct order keys a[0, m), sorted by the digits that vary
