@@ -134,6 +134,8 @@ int clsort_radix_last_common(clsort_context *ctx) { return last_state_word(ctx, 
 
 int clsort_radix_last_by_set(clsort_context *ctx) { return last_state_word(ctx, ST_BY_SET); }
 
+int clsort_radix_last_by_ranks(clsort_context *ctx) { return last_state_word(ctx, ST_BY_RANKS); }
+
 int clsort_radix_last_order(clsort_context *ctx)
 {
     cl_uint w[ST_PASS(1)]; /* the plan's words up to pass 0's */

@@ -2240,6 +2240,115 @@ void test_radix_by_set(void)
         clsort_context_release(sc);
 }
 
+/* radix_by_ranks's keys: n keys of type t drawn at random from a pool of 16
+ * top digits times 5 patterns below them (the 3 bits under the top byte
+ * clear, so that 9- and 11-bit top digits keep the pattern's bucket), so
+ * that each of MSD order's 16 buckets holds about n / 16 keys of 5
+ * distinct ones; with `many`, the last `many` keys are random below the
+ * third top digit, so that its bucket's first keys are few and the bucket
+ * is not; floats: +0.0 and -0.0 (one key to the sort) and NaNs of two
+ * patterns among the pool's keys. */
+static void *rank_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
+{
+    const size_t bytes = clsort_type_size(t);
+    const unsigned bits = (unsigned)bytes * 8, top = bits - 8;
+    const uint64_t below = ((1ull << top) - 1) >> 3;
+    const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
+    uint64_t pool[16 * 5], tops[16], x = seed;
+#define RANK_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, \
+                     x ^ (x >> 29) * 0x9e3779b97f4a7c15ull)
+    for (unsigned j = 0; j < 16; j++)
+        tops[j] = (RANK_NEXT() >> 60) | j << 4; /* 16 distinct top digits */
+    for (unsigned j = 0; j < 16 * 5; j++)
+        pool[j] = tops[j % 16] << top | (RANK_NEXT() & below);
+    if (fp) { /* +0.0 and -0.0, and NaNs */
+        pool[0] = 0;
+        pool[16] = 1ull << (bits - 1);
+        pool[1] = ~0ull >> (64 - bits);
+        pool[17] = pool[1] ^ 0x15;
+    }
+    unsigned char *k = malloc(n * bytes);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = pool[RANK_NEXT() % (16 * 5)];
+        if (i + many >= n)
+            v = tops[2] << top | (RANK_NEXT() & ((1ull << top) - 1));
+        memcpy(k + i * bytes, &v, bytes);
+    }
+#undef RANK_NEXT
+    return k;
+}
+
+void test_radix_by_ranks(void)
+{
+    /* MSD order's buckets of many keys and a few distinct ones (more than
+     * two): an 8-bit field of the order key that tells the bucket's first
+     * keys apart names each key; one read counts the field's values and
+     * checks that each is one key, a second moves each key to its rank's
+     * place (keys alone of an integer type, all bits: written from their
+     * keys). Keys, pairs and argsort of 32- and 64-bit integers and floats
+     * (+0.0, -0.0 and NaNs among them), both orders, bit windows (the
+     * keys' other bits then differ: moved, not written), from tiles and
+     * without, 8- and 11-bit digits; each sort checked against the stable
+     * order and its buckets counted (ST_BY_RANKS: one less where a
+     * bucket's first keys are few and the others are not). */
+    if (!test_on_cpu())
+        return;
+    static const char *const shapes[] = {
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=1024",
+        "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "tile_min=0,radix_bits=8,large_min=0,msd_bound=1024",
+        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+        "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=1024"};
+    static const struct {
+        msd_case m;
+        size_t many;
+        int buckets; /* sorted by their ranks; -1: some (floats' specials) */
+    } cases[] = {
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, 16},
+        {{CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0}, 0, 16},
+        {{CLSORT_I32, CHECK_KEYS, 0, 1, 0, 0}, 20000, 15},
+        {{CLSORT_U32, CHECK_ARGSORT, 0, 1, 0, 0}, 0, 16},
+        {{CLSORT_F32, CHECK_PAIRS, 4, 0, 0, 0}, 0, -1},
+        {{CLSORT_F64, CHECK_KEYS, 0, 1, 0, 0}, 0, -1},
+        {{CLSORT_I64, CHECK_PAIRS, 8, 0, 0, 0}, 20000, 15},
+        /* bit windows: the keys' bits below them random */
+        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 4, 32}, 0, 16},
+        {{CLSORT_U64, CHECK_KEYS, 0, 0, 3, 64}, 0, 16},
+    };
+    bool ok = true;
+    for (size_t si = 0; ok && si < sizeof shapes / sizeof shapes[0]; si++) {
+        clsort_context *ctx = test_context(shapes[si]);
+        if (!ctx)
+            return;
+        const size_t n = si == 1 ? 1100009 : 300007;
+        for (size_t ci = si == 1; ok && ci < sizeof cases / sizeof cases[0]; ci += si ? 2 : 1) {
+            sort_case c = make_msd_case(&cases[ci].m, n, ci);
+            void *k = rank_keys(c.type, n, cases[ci].many,
+                                test_seed("by_ranks", n, (unsigned)(ci * 4 + si)));
+            for (size_t i = 0; k && c.opt.begin_bit && i < n; i++) { /* random bits below it */
+                const uint64_t r = (i * 0x9e3779b97f4a7c15ull) >> (64 - c.opt.begin_bit);
+                if (c.type == CLSORT_U32)
+                    ((uint32_t *)k)[i] ^= (uint32_t)r;
+                else
+                    ((uint64_t *)k)[i] ^= r;
+            }
+            char label[600];
+            snprintf(label, sizeof label, "%s, buckets of 5 keys, case %zu", shapes[si], ci);
+            ok = sort_owned_keys(ctx, &c, k, label);
+            const int got = clsort_radix_last_by_ranks(ctx), want = cases[ci].buckets;
+            const bool as_want = want < 0 ? got >= 12 : got == want;
+            CHECK(!ok || as_want,
+                  "%s: %d buckets sorted by their ranks, not %d (MSD order %d, tiles %d)",
+                  label, got, want, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx));
+            ok = ok && as_want;
+        }
+        clsort_context_release(ctx);
+    }
+}
+
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over
  * bits [0, end_bit), the rest in the two highest values of the top digit
  * with random bits below (the others' bucket below them spans the rest), every key random above end_bit; the sample's

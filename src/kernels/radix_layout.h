@@ -35,6 +35,9 @@
 /* MSD order's buckets sorted by their set of keys (clsort_in_by_set;
  * tests) */
 #define ST_BY_SET 13
+/* MSD order's buckets of a few keys sorted by their ranks
+ * (clsort_in_by_ranks; tests) */
+#define ST_BY_RANKS 14
 #define ST_PASS(p) (16 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1

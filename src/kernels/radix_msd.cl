@@ -1702,6 +1702,133 @@ inline bool clsort_in_by_set(const global KEY_T *ka, global KEY_T *ku,
 #define SET_OK 0
 #endif
 
+/* Buckets of a few distinct keys, more than clsort_in_few_keys takes (the
+ * suite's 1024 values: about four keys a bucket), sorted by their ranks
+ * (clsort_in_by_ranks): where the bucket's first RANK_GLANCE keys are at
+ * most RANK_GLANCE_MAX distinct order keys, an 8-bit field of the order
+ * key that tells those apart names each key; one read counts the field's
+ * values and checks that each value is one key (the OR and the AND of its
+ * keys agree), and a second puts each key at its rank's next place. One
+ * read and one pass, where LSD order counts every digit and moves the keys
+ * through each that varies. */
+#define RANK_GLANCE 256u
+#define RANK_GLANCE_MAX 16u
+inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
+                               const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
+                               bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
+                               uint begin_bit, uint end_bit, uint descending, uint bits)
+{
+    const uint runs = tiled ? tiles : 1u;
+    /* the glance: the first keys' distinct order keys */
+    KEY_T g[RANK_GLANCE_MAX];
+    uint ng = 0, seen = 0;
+    for (uint t = 0; t < runs && seen < RANK_GLANCE; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+        for (ulong j = r0; j < r1 && seen < RANK_GLANCE; j++, seen++) {
+            const KEY_T o = IN_ORDER(ka[j]);
+            bool known = false;
+            for (uint e = 0; e < ng; e++)
+                known |= g[e] == o;
+            if (!known) {
+                if (ng == RANK_GLANCE_MAX)
+                    return false;
+                g[ng++] = o;
+            }
+        }
+    }
+    /* the highest field of the bucket's bits that tells them apart */
+    uint sh = bits;
+    bool found = false;
+    while (!found && sh-- > 0) {
+        uint used[256 / 32] = {0};
+        found = true;
+        for (uint e = 0; e < ng; e++) {
+            const uint v = (uint)(g[e] >> sh) & 255u;
+            found &= !((used[v / 32] >> (v % 32)) & 1u);
+            used[v / 32] |= 1u << (v % 32);
+        }
+    }
+    if (!found)
+        return false;
+    /* the read: each value's count, and the OR and AND of its keys */
+    uint c[256];
+    KEY_T vo[256], va_[256];
+    for (uint e = 0; e < 256; e++) {
+        c[e] = 0;
+        vo[e] = 0;
+        va_[e] = (KEY_T)~(KEY_T)0;
+    }
+    for (uint t = 0; t < runs; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+#if TILED_OK
+        if (tiled)
+            clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
+        for (ulong j = r0; j < r1; j++) {
+            const KEY_T o = IN_ORDER(ka[j]);
+            const uint e = (uint)(o >> sh) & 255u;
+            c[e]++;
+            vo[e] |= o;
+            va_[e] &= o;
+        }
+    }
+    /* the keys, sorted (insertion: a few), each value's first place */
+    KEY_T ks[256];
+    uchar es[256];
+    uint m = 0;
+    for (uint e = 0; e < 256; e++) {
+        if (!c[e])
+            continue;
+        if (vo[e] != va_[e])
+            return false; /* two keys share the field: nothing written */
+        uint i = m++;
+        for (; i > 0 && ks[i - 1] > vo[e]; i--) {
+            ks[i] = ks[i - 1];
+            es[i] = es[i - 1];
+        }
+        ks[i] = vo[e];
+        es[i] = (uchar)e;
+    }
+#if !HAVE_VALUES && CLSORT_KEY_KIND != 2
+    if (begin_bit == 0 && end_bit == KEY_BITS) {
+        idx_t at = lo;
+        for (uint i = 0; i < m; i++) {
+            clsort_in_fill(ku, at, at + c[es[i]], ks[i], descending);
+            at += c[es[i]];
+        }
+        return true;
+    }
+#endif
+    idx_t pos[256];
+    idx_t at = 0;
+    for (uint i = 0; i < m; i++) {
+        pos[es[i]] = at;
+        at += c[es[i]];
+    }
+    global KEY_T *uk = ku + lo;
+    global VAL_T *uv = vu + lo;
+    clsort_in_touch(uk, uv, hi - lo, descending); /* the destination's lines */
+    for (uint t = 0; t < runs; t++) {
+        ulong r0, r1;
+        clsort_in_run(tiled, tab, t, d, n, lo, hi, &r0, &r1);
+#if TILED_OK && HAVE_VALUES
+        if (tiled)
+            clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
+        for (ulong j = r0; j < r1; j++) {
+            const KEY_T k = ka[j];
+            const idx_t p = pos[(uint)(IN_ORDER(k) >> sh) & 255u]++;
+            uk[p] = k;
+#if HAVE_VALUES
+            uv[p] = va[j];
+#endif
+        }
+    }
+    return true;
+}
+
 #undef IN_ORDER
 
 /* Keys a chunk of clsort_radix_one_copy's (without tiles); from tiles, at
@@ -1858,6 +1985,19 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const global uint *tab = 0;
     const uint tiles = 1;
 #endif
+    /* X of the passes below (and the set's table): a buffer of the worker
+     * thread that stays in cache from bucket to bucket */
+#if CLSORT_IN_LOCAL
+    local KEY_T lk[CLSORT_IN_LOCAL];
+#if HAVE_VALUES
+    local VAL_T lv[CLSORT_IN_LOCAL];
+#else
+    local VAL_T *const lv = 0; /* keys alone: no values */
+#endif
+#else
+    local KEY_T *const lk = 0;
+    local VAL_T *const lv = 0;
+#endif
     /* one key or two in the sort's order (few distinct values): a copy, or
      * a split in one pass with the key the sort puts first first, A -> U,
      * without the count; else one common key among others (below) */
@@ -1923,15 +2063,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const uint rr = 1u << rb;
     const uint np = (bits + rb - 1) / rb;
     uint h[IN_MAX_PASSES * RADIX];
-    /* X of the passes below (and the set's table): a buffer of the worker
-     * thread that stays in cache from bucket to bucket */
 #if CLSORT_IN_LOCAL
-    local KEY_T lk[CLSORT_IN_LOCAL];
-#if HAVE_VALUES
-    local VAL_T lv[CLSORT_IN_LOCAL];
-#else
-    local VAL_T *const lv = 0; /* keys alone: no values */
-#endif
     const bool in_local = hi - lo <= CLSORT_IN_LOCAL;
 #else
     const bool in_local = false;
@@ -1940,6 +2072,13 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         atomic_inc(&state[ST_COMMON]);
         clsort_in_common(ka, ku, kb, va, vu, vb, lo, hi, tiled, tab, tiles, d, n, begin_bit,
                          end_bit, descending, bits, clsort_one_key(one, d), h);
+        return;
+    }
+    /* many keys, a few distinct ones (more than two, each a field's value) */
+    if (hi - lo >= IN_ONE_KEY_MIN &&
+        clsort_in_by_ranks(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n, begin_bit, end_bit,
+                           descending, bits)) {
+        atomic_inc(&state[ST_BY_RANKS]);
         return;
     }
 #if SET_OK
