@@ -1383,6 +1383,88 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
     }
 }
 
+#if HAVE_NT && CLSORT_IN_LOCAL
+/* clsort_in_copy by streaming stores (see HAVE_NT): the runs gathered to
+ * local memory, IN_NT_CHUNK elements at a time, each chunk then streamed
+ * to U; the keys written from their one order key o instead where they are
+ * that key's bits (by_key: integers sorted by all their bits), so that
+ * only the values are read a second time. */
+#define IN_NT_CHUNK 4096u
+inline void clsort_in_copy_nt(const global KEY_T *ka, global KEY_T *ku,
+                              const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
+                              bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
+                              bool by_key, KEY_T o, uint descending, local KEY_T *lk,
+                              local VAL_T *lv)
+{
+    const uint chunk = min((uint)CLSORT_IN_LOCAL, IN_NT_CHUNK);
+#if CLSORT_KEY_KIND == 2
+    by_key = false; /* -0.0 and +0.0, and every NaN, share an order key */
+#else
+    if (by_key) {
+        const KEY_T k = clsort_order_key_inverse(o, descending);
+        for (uint i = 0; i < chunk; i++)
+            lk[i] = k;
+        for (idx_t at = lo; at < hi; at += chunk)
+            clsort_nt_copy_keys(ku + at, lk, (uint)min((idx_t)chunk, hi - at));
+    }
+#endif
+    if (!tiled) {
+        for (idx_t at = lo; at < hi; at += 1u << 30) { /* the copies count in uint */
+            const uint c = (uint)min((idx_t)1 << 30, hi - at);
+            if (!by_key)
+                clsort_nt_copy_keys_g(ku + at, ka + at, c);
+#if HAVE_VALUES
+            clsort_nt_copy_values_g(vu + at, va + at, c);
+#endif
+        }
+        clsort_nt_fence();
+        return;
+    }
+#if TILED_OK
+    idx_t out = lo;
+    uint f = 0; /* elements staged */
+    for (uint t = 0; t < tiles; t++) {
+        ulong r0, r1;
+        clsort_in_tile_run(tab, t, d, n, &r0, &r1);
+#if HAVE_VALUES
+        clsort_in_prefetch_values(va, tab, t + TILE_AHEAD, tiles, d, n);
+#endif
+        if (!by_key)
+            clsort_in_prefetch_keys(ka, tab, t + TILE_AHEAD, tiles, d, n);
+        while (r0 < r1) {
+            const uint c = (uint)min((ulong)(chunk - f), r1 - r0);
+            for (uint i = 0; i < c; i++) {
+                if (!by_key)
+                    lk[f + i] = ka[r0 + i];
+#if HAVE_VALUES
+                lv[f + i] = va[r0 + i];
+#endif
+            }
+            f += c;
+            r0 += c;
+            if (f == chunk) {
+                if (!by_key)
+                    clsort_nt_copy_keys(ku + out, lk, f);
+#if HAVE_VALUES
+                clsort_nt_copy_values(vu + out, lv, f);
+#endif
+                out += f;
+                f = 0;
+            }
+        }
+    }
+    if (f) {
+        if (!by_key)
+            clsort_nt_copy_keys(ku + out, lk, f);
+#if HAVE_VALUES
+        clsort_nt_copy_values(vu + out, lv, f);
+#endif
+    }
+#endif
+    clsort_nt_fence();
+}
+#endif
+
 #if !HAVE_VALUES && CLSORT_KEY_KIND != 2
 /* Keys alone, integers sorted by all their bits: a bucket of one order key
  * o is one bit pattern, written to U[lo, hi) without reading the bucket a
@@ -2011,6 +2093,14 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 #if !HAVE_VALUES && CLSORT_KEY_KIND != 2
             if (begin_bit == 0 && end_bit == KEY_BITS) {
                 clsort_in_fill(ku, lo, hi, o0, descending);
+                return;
+            }
+#endif
+#if HAVE_NT && CLSORT_IN_LOCAL
+            if (n >= CLSORT_NT_MIN) {
+                clsort_in_copy_nt(ka, ku, va, vu, lo, hi, tiled, tab, tiles, d, n,
+                                  begin_bit == 0 && end_bit == KEY_BITS,
+                                  o0, descending, lk, lv);
                 return;
             }
 #endif
