@@ -433,6 +433,7 @@ inline void clsort_os_tile(local os_mem *m, const global KEY_T *src, global KEY_
 #define TILE_ONE_KEY_MAX 8u /* times the plan's bound: 2 n / compute units */
 #define TILE_TWO_KEY_MAX 12u /* the same for a bucket of two keys: 3 n / compute units */
 #define TILE_COMMON_REST_MAX 2u /* the same for the keys of a bucket but its common one */
+#define SAMPLE_FEW_KEYS 16u /* a bucket's few keys (clsort_radix_sample), at most */
 
 /* The map of a skewed top digit (TILE_MAPPED; 8-bit digits): each 16-bit
  * prefix (top digit t, next digit v) to a bucket, in the prefixes' order,
@@ -605,10 +606,17 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         KEY_T first[RADIX], second[RADIX], cand[RADIX];
         uchar other[RADIX];
         uint votes[RADIX];
+        /* per digit, its samples' first SAMPLE_FEW_KEYS distinct keys and
+         * how often each was seen (fn: how many, SAMPLE_FEW_KEYS + 1 for
+         * more) */
+        KEY_T fk[RADIX * SAMPLE_FEW_KEYS];
+        ushort fc[RADIX * SAMPLE_FEW_KEYS];
+        uchar fn[RADIX];
         for (uint d = 0; d < RADIX; d++) {
             h[d] = 0;
             other[d] = 0;
             votes[d] = 0;
+            fn[d] = 0;
         }
         ku += ku_off;
         KEY_T any = 0, anyc = 0, prev = 0;
@@ -639,6 +647,17 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
             if (votes[d] == 0)
                 cand[d] = img;
             votes[d] += img == cand[d] ? 1u : -1u;
+            if (fn[d] <= SAMPLE_FEW_KEYS) {
+                uint e = 0;
+                while (e < fn[d] && fk[d * SAMPLE_FEW_KEYS + e] != img)
+                    e++;
+                if (e < fn[d]) {
+                    fc[d * SAMPLE_FEW_KEYS + e]++;
+                } else if (fn[d]++ < SAMPLE_FEW_KEYS) {
+                    fk[d * SAMPLE_FEW_KEYS + e] = img;
+                    fc[d * SAMPLE_FEW_KEYS + e] = 1;
+                }
+            }
             if (i)
                 fl |= clsort_order_pair(prev, k, begin_bit, end_bit, descending);
             prev = k;
@@ -659,10 +678,29 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
          * it is sorted all the same, by one work-item.
          * Elsewhere (Zipf's rare values share the common ones' buckets) the
          * bound holds for every bucket. */
-        uint most = 0, most_all = 0, most_two = 0, mixed = 0, tops = 0;
+        /* A bucket whose samples are more than two keys but few (Chao1's
+         * estimate at most SAMPLE_FEW_KEYS, from samples that repeat: Zipf's
+         * heads among a few rare keys) takes its keys' ranks
+         * (clsort_in_by_ranks: a read and a pass, as a split of two keys),
+         * and the bound of two keys' buckets. */
+        bool fewd[RADIX];
+        for (uint d = 0; d < RADIX; d++) {
+            fewd[d] = false;
+            if (fn[d] <= SAMPLE_FEW_KEYS && h[d] >= SAMPLE_FEW_KEYS) {
+                ulong f1 = 0, f2 = 0;
+                for (uint e = 0; e < fn[d]; e++) {
+                    f1 += fc[d * SAMPLE_FEW_KEYS + e] == 1;
+                    f2 += fc[d * SAMPLE_FEW_KEYS + e] == 2;
+                }
+                fewd[d] = clsort_chao1(fn[d], f1, f2) <= SAMPLE_FEW_KEYS;
+            }
+        }
+        uint most = 0, most_all = 0, most_two = 0, mixed = 0, tops = 0, most_plain = 0;
         for (uint d = 0; d < RADIX; d++) {
             most_all = max(most_all, h[d]);
-            most_two = max(most_two, other[d] == 1 ? h[d] : 0u);
+            /* (a bucket of one key has no bound: past TILE_ONE_KEY_MAX
+             * times it, every work-item copies it) */
+            most_two = max(most_two, other[d] == 1 || (fewd[d] && other[d]) ? h[d] : 0u);
             mixed += other[d] != 0;
             tops += h[d] != 0;
         }
@@ -687,6 +725,9 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
         uint most_rest = 0, most_common = 0;
         for (uint d = 0; d < RADIX; d++)
             if (other[d] > 1 || mixed > TILE_MIXED_MAX) {
+                most_plain = max(most_plain, h[d]);
+                if (fewd[d])
+                    continue;
                 most = max(most, h[d]);
                 const uint c = clsort_common_samples(h[d], seen[d]);
                 most_rest = max(most_rest, h[d] - c);
@@ -766,7 +807,8 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                 f1 += few_cnt[e] == 1;
                 f2 += few_cnt[e] == 2;
             }
-            if (((go & ~TILE_SKIP) != 2u || !in_bound || (mixed && f1 == 0)) &&
+            const bool plain_bound = (ulong)most_plain * n <= (ulong)msd_max * ns;
+            if (((go & ~TILE_SKIP) != 2u || !plain_bound || (mixed && f1 == 0)) &&
                 clsort_chao1(d, f1, f2) <= FEW_SAMPLE_MAX)
                 go = TILE_FEW | TILE_SKIP;
         }
@@ -1787,14 +1829,19 @@ inline bool clsort_in_by_set(const global KEY_T *ka, global KEY_T *ku,
 /* Buckets of a few distinct keys, more than clsort_in_few_keys takes (the
  * suite's 1024 values: about four keys a bucket), sorted by their ranks
  * (clsort_in_by_ranks): where the bucket's first RANK_GLANCE keys are at
- * most RANK_GLANCE_MAX distinct order keys, an 8-bit field of the order
- * key that tells those apart names each key; one read counts the field's
+ * most RANK_GLANCE_MAX distinct order keys, a field of RANK_FIELD_BITS
+ * bits of the order key that tells those apart names each key (a key the
+ * glance did not see may share a value with another: the bucket then
+ * takes the passes after the read); one read counts the field's
  * values and checks that each value is one key (the OR and the AND of its
  * keys agree), and a second puts each key at its rank's next place. One
  * read and one pass, where LSD order counts every digit and moves the keys
  * through each that varies. */
 #define RANK_GLANCE 256u
 #define RANK_GLANCE_MAX 16u
+#define RANK_FIELD_BITS 8u
+#define RANK_FIELD (1u << RANK_FIELD_BITS)
+#define RANK_KEYS_MAX 256u /* distinct keys the read may find */
 inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
                                const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
                                bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
@@ -1823,10 +1870,10 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
     uint sh = bits;
     bool found = false;
     while (!found && sh-- > 0) {
-        uint used[256 / 32] = {0};
+        uint used[RANK_FIELD / 32] = {0};
         found = true;
         for (uint e = 0; e < ng; e++) {
-            const uint v = (uint)(g[e] >> sh) & 255u;
+            const uint v = (uint)(g[e] >> sh) & (RANK_FIELD - 1u);
             found &= !((used[v / 32] >> (v % 32)) & 1u);
             used[v / 32] |= 1u << (v % 32);
         }
@@ -1834,9 +1881,9 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
     if (!found)
         return false;
     /* the read: each value's count, and the OR and AND of its keys */
-    uint c[256];
-    KEY_T vo[256], va_[256];
-    for (uint e = 0; e < 256; e++) {
+    uint c[RANK_FIELD];
+    KEY_T vo[RANK_FIELD], va_[RANK_FIELD];
+    for (uint e = 0; e < RANK_FIELD; e++) {
         c[e] = 0;
         vo[e] = 0;
         va_[e] = (KEY_T)~(KEY_T)0;
@@ -1850,28 +1897,28 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
 #endif
         for (ulong j = r0; j < r1; j++) {
             const KEY_T o = IN_ORDER(ka[j]);
-            const uint e = (uint)(o >> sh) & 255u;
+            const uint e = (uint)(o >> sh) & (RANK_FIELD - 1u);
             c[e]++;
             vo[e] |= o;
             va_[e] &= o;
         }
     }
     /* the keys, sorted (insertion: a few), each value's first place */
-    KEY_T ks[256];
-    uchar es[256];
+    KEY_T ks[RANK_KEYS_MAX];
+    ushort es[RANK_KEYS_MAX];
     uint m = 0;
-    for (uint e = 0; e < 256; e++) {
+    for (uint e = 0; e < RANK_FIELD; e++) {
         if (!c[e])
             continue;
-        if (vo[e] != va_[e])
-            return false; /* two keys share the field: nothing written */
+        if (vo[e] != va_[e] || m == RANK_KEYS_MAX)
+            return false; /* two keys share the field, or many keys: nothing written */
         uint i = m++;
         for (; i > 0 && ks[i - 1] > vo[e]; i--) {
             ks[i] = ks[i - 1];
             es[i] = es[i - 1];
         }
         ks[i] = vo[e];
-        es[i] = (uchar)e;
+        es[i] = (ushort)e;
     }
 #if !HAVE_VALUES && CLSORT_KEY_KIND != 2
     if (begin_bit == 0 && end_bit == KEY_BITS) {
@@ -1883,7 +1930,7 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
         return true;
     }
 #endif
-    idx_t pos[256];
+    idx_t pos[RANK_FIELD];
     idx_t at = 0;
     for (uint i = 0; i < m; i++) {
         pos[es[i]] = at;
@@ -1901,7 +1948,7 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
 #endif
         for (ulong j = r0; j < r1; j++) {
             const KEY_T k = ka[j];
-            const idx_t p = pos[(uint)(IN_ORDER(k) >> sh) & 255u]++;
+            const idx_t p = pos[(uint)(IN_ORDER(k) >> sh) & (RANK_FIELD - 1u)]++;
             uk[p] = k;
 #if HAVE_VALUES
             uv[p] = va[j];
