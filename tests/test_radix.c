@@ -2347,6 +2347,43 @@ void test_radix_by_ranks(void)
         }
         clsort_context_release(ctx);
     }
+    /* A top digit of few keys past the plan's bound (two heavy keys of 15%
+     * each and 6 rare ones: Zipf's heads among many mixed digits, the rest
+     * random): the sample gives it two keys' bound (TILE_TWO_KEY_MAX times
+     * the plan's, 3 n / units at msd_bound 4), so MSD order is taken where
+     * that holds it (up to 10 units); pairs, both orders */
+    const char *heads = "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,"
+                        "plan_wg=64,nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=4";
+    clsort_context *hc = ok ? test_context(heads) : NULL;
+    for (int m = 0; hc && ok && m < 2; m++) {
+        const size_t n = 300007;
+        uint32_t *k = malloc(n * sizeof *k);
+        CHECK(k != NULL, "out of memory");
+        if (!k)
+            break;
+        data_fill(k, CLSORT_U32, n, DATA_UNIFORM, test_seed("by_ranks_heads", n, (unsigned)m));
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t r = k[i] % 1000u;
+            if (r < 300) /* A or B, top digit 0x5a */
+                k[i] = r & 1 ? 0x5a123456u : 0x5a654321u;
+            else if (r < 320) /* a rare key of the same digit */
+                k[i] = 0x5a000000u | (r % 6u) * 0x00111111u;
+            else if (k[i] >> 24 == 0x5au) /* the others in other digits */
+                k[i] ^= 0x01000000u;
+        }
+        sort_case c = make(CLSORT_U32, DATA_UNIFORM, n, CHECK_PAIRS);
+        c.input = k;
+        c.opt.descending = m;
+        ok = sort_and_check(hc, &c, heads);
+        free(k);
+        const int msd = clsort_radix_last_msd(hc);
+        const bool want = cpu_units() <= 10;
+        CHECK(!ok || !want || msd > 0,
+              "%s, two heavy keys and rare ones in a digit: MSD order not taken", heads);
+        ok = ok && (!want || msd > 0);
+    }
+    if (hc)
+        clsort_context_release(hc);
 }
 
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over
