@@ -384,7 +384,7 @@ dist_cases() {
     for d in $DIST_U32; do c+="u32@$d,"; done
     for d in normal exponential uniform sorted reversed; do c+="f32@$d,"; done
     for d in uniform low-20 sorted reversed zipf-1m few-1024; do c+="u64@$d,"; done
-    for d in uniform sorted reversed zipf-1m few-unique few-1024; do c+="u32+4@$d,"; done
+    for d in uniform sorted reversed zipf-1k zipf-1m few-unique few-1024; do c+="u32+4@$d,"; done
     echo "${c%,}"
 }
 stage_dists() {
