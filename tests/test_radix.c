@@ -2063,10 +2063,41 @@ void test_radix_common(void)
     }
 }
 
+/* The shapes of MSD order's bucket routes (radix_by_set, radix_by_ranks):
+ * tiles of 1000 keys, no tiles (the sample from 2^20 keys on), tiles with
+ * 11-bit digits; every bucket in the plan's bound */
+static const char *const bucket_shapes[] = {
+    "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+    "nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=1024",
+    "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+    "tile_min=0,radix_bits=8,large_min=0,msd_bound=1024",
+    "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
+    "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=1024"};
+
+/* The bucket routes' generator (a 64-bit LCG, its output mixed) */
+static uint64_t pool_next(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x ^ (*x >> 29) * 0x9e3779b97f4a7c15ull;
+}
+
+/* A pool of keys of `bits` bits for the bucket routes: 16 distinct top
+ * bytes (tops), and pool[j] one of `patterns` random patterns below top
+ * byte tops[j % 16], of the pattern bits `below` */
+static void key_pool(unsigned bits, unsigned patterns, uint64_t below, uint64_t *x,
+                     uint64_t *tops, uint64_t *pool)
+{
+    const unsigned top = bits - 8;
+    for (unsigned j = 0; j < 16; j++)
+        tops[j] = (pool_next(x) >> 60) | j << 4;
+    for (unsigned j = 0; j < 16 * patterns; j++)
+        pool[j] = tops[j % 16] << top | (pool_next(x) & below);
+}
+
 /* radix_by_set's keys: n keys of type t drawn at random from a pool of 16
  * top digits times 256 random patterns below them, so that each of MSD
  * order's 16 buckets holds about n / 16 keys of 256 distinct ones; with
- * `many`, the last `many` keys are random below the first top digit, so
+ * `many`, the last `many` keys are random below the third top digit, so
  * that its bucket passes the first look (its first keys repeat) and then
  * has too many distinct keys for the set (SET_MAX, 8192); with `edge`, the
  * sixth top digit's bucket holds exactly `edge` distinct keys, its first
@@ -2080,12 +2111,7 @@ static void *set_keys(clsort_type t, size_t n, size_t many, size_t edge, uint64_
     const uint64_t below = (1ull << top) - 1;
     const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
     uint64_t pool[16 * 256], tops[16], x = seed;
-#define SET_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, \
-                    x ^ (x >> 29) * 0x9e3779b97f4a7c15ull)
-    for (unsigned j = 0; j < 16; j++)
-        tops[j] = (SET_NEXT() >> 60) | j << 4; /* 16 distinct top digits */
-    for (unsigned j = 0; j < 16 * 256; j++)
-        pool[j] = tops[j % 16] << top | (SET_NEXT() & below);
+    key_pool(bits, 256, below, &x, tops, pool);
     for (unsigned j = 48; j < 112; j++) /* keys alike but in their lowest bits */
         pool[j] = pool[j % 16 + 32] ^ (j >> 4);
     if (fp) { /* +0.0 and -0.0 (one key to the sort), and NaNs */
@@ -2099,18 +2125,17 @@ static void *set_keys(clsort_type t, size_t n, size_t many, size_t edge, uint64_
         return NULL;
     size_t c = 0; /* keys of the edge's bucket so far */
     for (size_t i = 0; i < n; i++) {
-        const unsigned j = (unsigned)(SET_NEXT() % (16 * 256));
+        const unsigned j = (unsigned)(pool_next(&x) % (16 * 256));
         uint64_t v = pool[j];
         if (i + many >= n)
-            v = tops[2] << top | (SET_NEXT() & below);
+            v = tops[2] << top | (pool_next(&x) & below);
         else if (edge && j % 16 == 5) { /* 8 keys 300 times, then each of the others */
-            const uint64_t e = c < 300 ? c % 8 : c - 300 < edge - 8 ? c - 292 : SET_NEXT() % edge;
+            const uint64_t e = c < 300 ? c % 8 : c - 300 < edge - 8 ? c - 292 : pool_next(&x) % edge;
             v = tops[5] << top | ((e * 0x9e3779b97f4a7c15ull) & below);
             c++;
         }
         memcpy(k + i * bytes, &v, bytes);
     }
-#undef SET_NEXT
     return k;
 }
 
@@ -2128,13 +2153,7 @@ void test_radix_by_set(void)
      * has too many distinct keys and takes the passes). */
     if (!test_on_cpu())
         return;
-    static const char *const shapes[] = {
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=1024",
-        "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "tile_min=0,radix_bits=8,large_min=0,msd_bound=1024",
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=1024"};
+    const char *const *shapes = bucket_shapes;
     static const struct {
         msd_case m;
         size_t many;
@@ -2152,7 +2171,7 @@ void test_radix_by_set(void)
         {{CLSORT_I64, CHECK_PAIRS, 4, 0, 6, 64}, 0, 4},
     };
     bool ok = true;
-    for (size_t si = 0; ok && si < sizeof shapes / sizeof shapes[0]; si++) {
+    for (size_t si = 0; ok && si < sizeof bucket_shapes / sizeof bucket_shapes[0]; si++) {
         clsort_context *ctx = test_context(shapes[si]);
         if (!ctx)
             return;
@@ -2255,12 +2274,7 @@ static void *rank_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
     const uint64_t below = ((1ull << top) - 1) >> 3;
     const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
     uint64_t pool[16 * 5], tops[16], x = seed;
-#define RANK_NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, \
-                     x ^ (x >> 29) * 0x9e3779b97f4a7c15ull)
-    for (unsigned j = 0; j < 16; j++)
-        tops[j] = (RANK_NEXT() >> 60) | j << 4; /* 16 distinct top digits */
-    for (unsigned j = 0; j < 16 * 5; j++)
-        pool[j] = tops[j % 16] << top | (RANK_NEXT() & below);
+    key_pool(bits, 5, below, &x, tops, pool);
     if (fp) { /* +0.0 and -0.0, and NaNs */
         pool[0] = 0;
         pool[16] = 1ull << (bits - 1);
@@ -2271,12 +2285,11 @@ static void *rank_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
     if (!k)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        uint64_t v = pool[RANK_NEXT() % (16 * 5)];
+        uint64_t v = pool[pool_next(&x) % (16 * 5)];
         if (i + many >= n)
-            v = tops[2] << top | (RANK_NEXT() & ((1ull << top) - 1));
+            v = tops[2] << top | (pool_next(&x) & ((1ull << top) - 1));
         memcpy(k + i * bytes, &v, bytes);
     }
-#undef RANK_NEXT
     return k;
 }
 
@@ -2295,13 +2308,7 @@ void test_radix_by_ranks(void)
      * bucket's first keys are few and the others are not). */
     if (!test_on_cpu())
         return;
-    static const char *const shapes[] = {
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "nt_min=1,tile_min=1,radix_bits=8,large_min=0,msd_bound=1024",
-        "algorithm=onesweep,os_wg=1,os_items=4096,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "tile_min=0,radix_bits=8,large_min=0,msd_bound=1024",
-        "algorithm=onesweep,os_wg=1,os_items=1000,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,"
-        "nt_min=1,tile_min=1,radix_bits=11,large_min=0,msd_bound=1024"};
+    const char *const *shapes = bucket_shapes;
     static const struct {
         msd_case m;
         size_t many;
@@ -2319,7 +2326,7 @@ void test_radix_by_ranks(void)
         {{CLSORT_U64, CHECK_KEYS, 0, 0, 3, 64}, 0, 16},
     };
     bool ok = true;
-    for (size_t si = 0; ok && si < sizeof shapes / sizeof shapes[0]; si++) {
+    for (size_t si = 0; ok && si < sizeof bucket_shapes / sizeof bucket_shapes[0]; si++) {
         clsort_context *ctx = test_context(shapes[si]);
         if (!ctx)
             return;

@@ -1432,6 +1432,18 @@ inline void clsort_in_copy(const global KEY_T *ka, global KEY_T *ku, const globa
  * that key's bits (by_key: integers sorted by all their bits), so that
  * only the values are read a second time. */
 #define IN_NT_CHUNK 4096u
+/* f staged elements streamed to U at out (the keys only where not written
+ * from their key) */
+inline void clsort_in_flush_nt(global KEY_T *ku, global VAL_T *vu, idx_t out,
+                               const local KEY_T *lk, const local VAL_T *lv, uint f,
+                               bool by_key)
+{
+    if (!by_key)
+        clsort_nt_copy_keys(ku + out, lk, f);
+#if HAVE_VALUES
+    clsort_nt_copy_values(vu + out, lv, f);
+#endif
+}
 inline void clsort_in_copy_nt(const global KEY_T *ka, global KEY_T *ku,
                               const global VAL_T *va, global VAL_T *vu, idx_t lo, idx_t hi,
                               bool tiled, const global uint *tab, uint tiles, uint d, idx_t n,
@@ -1485,23 +1497,13 @@ inline void clsort_in_copy_nt(const global KEY_T *ka, global KEY_T *ku,
             f += c;
             r0 += c;
             if (f == chunk) {
-                if (!by_key)
-                    clsort_nt_copy_keys(ku + out, lk, f);
-#if HAVE_VALUES
-                clsort_nt_copy_values(vu + out, lv, f);
-#endif
+                clsort_in_flush_nt(ku, vu, out, lk, lv, f, by_key);
                 out += f;
                 f = 0;
             }
         }
     }
-    if (f) {
-        if (!by_key)
-            clsort_nt_copy_keys(ku + out, lk, f);
-#if HAVE_VALUES
-        clsort_nt_copy_values(vu + out, lv, f);
-#endif
-    }
+    clsort_in_flush_nt(ku, vu, out, lk, lv, f, by_key);
 #endif
     clsort_nt_fence();
 }
@@ -1882,11 +1884,11 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
         return false;
     /* the read: each value's count, and the OR and AND of its keys */
     uint c[RANK_FIELD];
-    KEY_T vo[RANK_FIELD], va_[RANK_FIELD];
+    KEY_T vo[RANK_FIELD], vand[RANK_FIELD];
     for (uint e = 0; e < RANK_FIELD; e++) {
         c[e] = 0;
         vo[e] = 0;
-        va_[e] = (KEY_T)~(KEY_T)0;
+        vand[e] = (KEY_T)~(KEY_T)0;
     }
     for (uint t = 0; t < runs; t++) {
         ulong r0, r1;
@@ -1900,7 +1902,7 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
             const uint e = (uint)(o >> sh) & (RANK_FIELD - 1u);
             c[e]++;
             vo[e] |= o;
-            va_[e] &= o;
+            vand[e] &= o;
         }
     }
     /* the keys, sorted (insertion: a few), each value's first place */
@@ -1910,7 +1912,7 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
     for (uint e = 0; e < RANK_FIELD; e++) {
         if (!c[e])
             continue;
-        if (vo[e] != va_[e] || m == RANK_KEYS_MAX)
+        if (vo[e] != vand[e] || m == RANK_KEYS_MAX)
             return false; /* two keys share the field, or many keys: nothing written */
         uint i = m++;
         for (; i > 0 && ks[i - 1] > vo[e]; i--) {
