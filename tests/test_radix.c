@@ -2094,6 +2094,57 @@ static void key_pool(unsigned bits, unsigned patterns, uint64_t below, uint64_t 
         pool[j] = tops[j % 16] << top | (pool_next(x) & below);
 }
 
+/* A case of the bucket routes' tests: the sort, the keys' option (`many`:
+ * see their generators) and the buckets the route should take */
+typedef struct route_case {
+    msd_case m;
+    size_t many;
+    int buckets;
+} route_case;
+
+/* A bucket route's test (radix_by_set, radix_by_ranks): the seeds' name,
+ * its buckets' keys and its route in labels, the keys of a case, how many
+ * buckets took the route, and whether that count is as wanted (*want: the
+ * count, -1 any) */
+typedef struct route_test {
+    const char *seed, *keys_label, *route;
+    void *(*keys)(const sort_case *c, size_t n, size_t many, uint64_t seed);
+    int (*taken)(clsort_context *ctx);
+    bool (*as_want)(const route_case *rc, const sort_case *c, size_t n, size_t shape, int got,
+                    int *want);
+} route_test;
+
+/* The cases on each of bucket_shapes (every other case on the shape
+ * without tiles, at 2^20 keys and more): each sort checked against the
+ * stable order and its route's buckets counted */
+static bool bucket_routes(const route_test *t, const route_case *cases, size_t nc)
+{
+    bool ok = true;
+    for (size_t si = 0; ok && si < sizeof bucket_shapes / sizeof bucket_shapes[0]; si++) {
+        clsort_context *ctx = test_context(bucket_shapes[si]);
+        if (!ctx)
+            return false;
+        const size_t n = si == 1 ? 1100009 : 300007;
+        for (size_t ci = si == 1; ok && ci < nc; ci += si ? 2 : 1) {
+            sort_case c = make_msd_case(&cases[ci].m, n, ci);
+            void *k = t->keys(&c, n, cases[ci].many, test_seed(t->seed, n, (unsigned)(ci * 4 + si)));
+            char label[600];
+            snprintf(label, sizeof label, "%s, %s, case %zu", bucket_shapes[si], t->keys_label,
+                     ci);
+            ok = sort_owned_keys(ctx, &c, k, label);
+            int want = -1;
+            const int got = t->taken(ctx);
+            const bool as_want = t->as_want(&cases[ci], &c, n, si, got, &want);
+            CHECK(!ok || as_want, "%s: %d buckets sorted by %s, not %d (MSD order %d, tiles %d)",
+                  label, got, t->route, want, clsort_radix_last_msd(ctx),
+                  clsort_radix_last_tiled(ctx));
+            ok = ok && as_want;
+        }
+        clsort_context_release(ctx);
+    }
+    return ok;
+}
+
 /* radix_by_set's keys: n keys of type t drawn at random from a pool of 16
  * top digits times 256 random patterns below them, so that each of MSD
  * order's 16 buckets holds about n / 16 keys of 256 distinct ones; with
@@ -2139,6 +2190,33 @@ static void *set_keys(clsort_type t, size_t n, size_t many, size_t edge, uint64_
     return k;
 }
 
+/* radix_by_set's keys of case c (bucket_routes) */
+static void *set_case_keys(const sort_case *c, size_t n, size_t many, uint64_t seed)
+{
+    return set_keys(c->type, n, many, 0, seed);
+}
+
+/* radix_by_set's count: every bucket where the set's local memory
+ * (SET_BYTES, radix_msd.cl) holds the largest bucket, about n / buckets
+ * keys, in the bucket passes' local memory (three quarters of the
+ * device's, at most 1.5 MiB), as keys; else any. With 11-bit digits the
+ * top digit's 9 bits split each bucket in two or not, by the pool's keys:
+ * at least that many. */
+static bool set_as_want(const route_case *rc, const sort_case *c, size_t n, size_t shape,
+                        int got, int *want)
+{
+    const size_t vb = c->mode == CHECK_KEYS      ? 0
+                      : c->mode == CHECK_ARGSORT ? clsort_type_size(c->index_type)
+                                                 : c->value_size,
+                 local = test_local_mem() / 4 * 3 < (3u << 19)
+                             ? (size_t)(test_local_mem() / 4 * 3)
+                             : (size_t)3 << 19,
+                 m = n / (size_t)rc->buckets / 10 * 11;
+    const bool fits = 16384 * 12 + 2 * 8192 * 8 + m * 2 <= local / (8 + vb) * 8;
+    *want = fits ? rc->buckets : -1;
+    return *want < 0 || (shape == 2 ? got >= *want : got == *want);
+}
+
 void test_radix_by_set(void)
 {
     /* MSD order's buckets of many keys and few distinct ones, where LSD
@@ -2153,12 +2231,7 @@ void test_radix_by_set(void)
      * has too many distinct keys and takes the passes). */
     if (!test_on_cpu())
         return;
-    const char *const *shapes = bucket_shapes;
-    static const struct {
-        msd_case m;
-        size_t many;
-        int buckets; /* sorted by their set */
-    } cases[] = {
+    static const route_case cases[] = {
         {{CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0}, 0, 16},
         {{CLSORT_I64, CHECK_KEYS, 0, 1, 0, 0}, 20000, 15},
         {{CLSORT_U64, CHECK_PAIRS, 4, 1, 0, 0}, 0, 16},
@@ -2170,45 +2243,12 @@ void test_radix_by_set(void)
         /* the top digit of bits [62, 64): 4 buckets of 1024 distinct keys */
         {{CLSORT_I64, CHECK_PAIRS, 4, 0, 6, 64}, 0, 4},
     };
-    bool ok = true;
-    for (size_t si = 0; ok && si < sizeof bucket_shapes / sizeof bucket_shapes[0]; si++) {
-        clsort_context *ctx = test_context(shapes[si]);
-        if (!ctx)
-            return;
-        const size_t n = si == 1 ? 1100009 : 300007;
-        for (size_t ci = si == 1; ok && ci < sizeof cases / sizeof cases[0]; ci += si ? 2 : 1) {
-            sort_case c = make_msd_case(&cases[ci].m, n, ci);
-            void *k = set_keys(c.type, n, cases[ci].many, 0,
-                               test_seed("by_set", n, (unsigned)(ci * 4 + si)));
-            char label[600];
-            snprintf(label, sizeof label, "%s, buckets of 256 keys, case %zu", shapes[si], ci);
-            ok = sort_owned_keys(ctx, &c, k, label);
-            /* where the set's local memory (SET_BYTES, radix_msd.cl) holds
-             * the largest bucket, about n / buckets keys, in the bucket
-             * passes' local memory (three quarters of the device's, at
-             * most 1.5 MiB), as keys */
-            const size_t vb = c.mode == CHECK_KEYS      ? 0
-                              : c.mode == CHECK_ARGSORT ? clsort_type_size(c.index_type)
-                                                        : c.value_size,
-                         local = test_local_mem() / 4 * 3 < (3u << 19)
-                                     ? (size_t)(test_local_mem() / 4 * 3)
-                                     : (size_t)3 << 19,
-                         m = n / (size_t)cases[ci].buckets / 10 * 11;
-            const bool fits = 16384 * 12 + 2 * 8192 * 8 + m * 2 <= local / (8 + vb) * 8;
-            const int got = clsort_radix_last_by_set(ctx), want = fits ? cases[ci].buckets : -1;
-            /* 11-bit digits: the top digit's 9 bits split each bucket in
-             * two or not, by the pool's keys */
-            const bool as_want = want < 0 || (si == 2 ? got >= want : got == want);
-            CHECK(!ok || as_want,
-                  "%s: %d buckets sorted by their set, not %d (MSD order %d, tiles %d)", label,
-                  got, want, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx));
-            ok = ok && as_want;
-        }
-        clsort_context_release(ctx);
-    }
+    static const route_test t = {"by_set", "buckets of 256 keys", "their set", set_case_keys,
+                                 clsort_radix_last_by_set, set_as_want};
+    bool ok = bucket_routes(&t, cases, sizeof cases / sizeof cases[0]);
     /* a bucket of exactly SET_MAX distinct keys takes the set, one more
      * does not: keys written from the set, and pairs moved by it */
-    clsort_context *ec = ok ? test_context(shapes[0]) : NULL;
+    clsort_context *ec = ok ? test_context(bucket_shapes[0]) : NULL;
     for (unsigned e = 0; ec && ok && e < 4; e++) {
         const size_t n = 300007, edge = e & 1 ? 8193 : 8192;
         sort_case c = make(e & 2 ? CLSORT_I64 : CLSORT_U64, DATA_UNIFORM, n,
@@ -2216,7 +2256,7 @@ void test_radix_by_set(void)
         c.opt.descending = e == 1;
         void *k = set_keys(c.type, n, 0, edge, test_seed("by_set_edge", n, e));
         char label[600];
-        snprintf(label, sizeof label, "%s, a bucket of %zu distinct keys", shapes[0], edge);
+        snprintf(label, sizeof label, "%s, a bucket of %zu distinct keys", bucket_shapes[0], edge);
         ok = sort_owned_keys(ec, &c, k, label);
         const int got = clsort_radix_last_by_set(ec), want = edge == 8192 ? 16 : 15;
         CHECK(!ok || got == want, "%s: %d buckets sorted by their set, not %d", label, got, want);
@@ -2293,6 +2333,30 @@ static void *rank_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
     return k;
 }
 
+/* radix_by_ranks's keys of case c (bucket_routes), with random bits below
+ * its bit window */
+static void *rank_case_keys(const sort_case *c, size_t n, size_t many, uint64_t seed)
+{
+    void *k = rank_keys(c->type, n, many, seed);
+    for (size_t i = 0; k && c->opt.begin_bit && i < n; i++) {
+        const uint64_t r = (i * 0x9e3779b97f4a7c15ull) >> (64 - c->opt.begin_bit);
+        if (c->type == CLSORT_U32)
+            ((uint32_t *)k)[i] ^= (uint32_t)r;
+        else
+            ((uint64_t *)k)[i] ^= r;
+    }
+    return k;
+}
+
+/* radix_by_ranks's count: the case's, or at least 12 where it is -1 */
+static bool rank_as_want(const route_case *rc, const sort_case *c, size_t n, size_t shape,
+                         int got, int *want)
+{
+    (void)c, (void)n, (void)shape;
+    *want = rc->buckets;
+    return *want < 0 ? got >= 12 : got == *want;
+}
+
 void test_radix_by_ranks(void)
 {
     /* MSD order's buckets of many keys and a few distinct ones (more than
@@ -2308,12 +2372,8 @@ void test_radix_by_ranks(void)
      * bucket's first keys are few and the others are not). */
     if (!test_on_cpu())
         return;
-    const char *const *shapes = bucket_shapes;
-    static const struct {
-        msd_case m;
-        size_t many;
-        int buckets; /* sorted by their ranks; -1: some (floats' specials) */
-    } cases[] = {
+    /* buckets -1: at least 12 (floats' specials) */
+    static const route_case cases[] = {
         {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, 16},
         {{CLSORT_U64, CHECK_KEYS, 0, 0, 0, 0}, 0, 16},
         {{CLSORT_I32, CHECK_KEYS, 0, 1, 0, 0}, 20000, 15},
@@ -2325,35 +2385,9 @@ void test_radix_by_ranks(void)
         {{CLSORT_U32, CHECK_PAIRS, 4, 1, 4, 32}, 0, 16},
         {{CLSORT_U64, CHECK_KEYS, 0, 0, 3, 64}, 0, 16},
     };
-    bool ok = true;
-    for (size_t si = 0; ok && si < sizeof bucket_shapes / sizeof bucket_shapes[0]; si++) {
-        clsort_context *ctx = test_context(shapes[si]);
-        if (!ctx)
-            return;
-        const size_t n = si == 1 ? 1100009 : 300007;
-        for (size_t ci = si == 1; ok && ci < sizeof cases / sizeof cases[0]; ci += si ? 2 : 1) {
-            sort_case c = make_msd_case(&cases[ci].m, n, ci);
-            void *k = rank_keys(c.type, n, cases[ci].many,
-                                test_seed("by_ranks", n, (unsigned)(ci * 4 + si)));
-            for (size_t i = 0; k && c.opt.begin_bit && i < n; i++) { /* random bits below it */
-                const uint64_t r = (i * 0x9e3779b97f4a7c15ull) >> (64 - c.opt.begin_bit);
-                if (c.type == CLSORT_U32)
-                    ((uint32_t *)k)[i] ^= (uint32_t)r;
-                else
-                    ((uint64_t *)k)[i] ^= r;
-            }
-            char label[600];
-            snprintf(label, sizeof label, "%s, buckets of 5 keys, case %zu", shapes[si], ci);
-            ok = sort_owned_keys(ctx, &c, k, label);
-            const int got = clsort_radix_last_by_ranks(ctx), want = cases[ci].buckets;
-            const bool as_want = want < 0 ? got >= 12 : got == want;
-            CHECK(!ok || as_want,
-                  "%s: %d buckets sorted by their ranks, not %d (MSD order %d, tiles %d)",
-                  label, got, want, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx));
-            ok = ok && as_want;
-        }
-        clsort_context_release(ctx);
-    }
+    static const route_test t = {"by_ranks", "buckets of 5 keys", "their ranks",
+                                 rank_case_keys, clsort_radix_last_by_ranks, rank_as_want};
+    bool ok = bucket_routes(&t, cases, sizeof cases / sizeof cases[0]);
     /* A top digit of few keys past the plan's bound (two heavy keys of 15%
      * each and 6 rare ones: Zipf's heads among many mixed digits, the rest
      * random): the sample gives it two keys' bound (TILE_TWO_KEY_MAX times
