@@ -491,6 +491,9 @@ int clsort_radix_last_by_set(clsort_context *ctx);
 /* How many buckets of MSD order the context's last radix sort sorted by
  * their keys' ranks (ST_BY_RANKS; -1 no state to read). Tests. */
 int clsort_radix_last_by_ranks(clsort_context *ctx);
+/* How many buckets of MSD order the context's last radix sort sorted by
+ * every work-item, chunk by chunk (ST_SHARED; -1 no state to read). Tests. */
+int clsort_radix_last_shared(clsort_context *ctx);
 /* Tests: what the plan of the context's last radix sort made of the order
  * check (blocks): 1 no pass ran (keys in order, or every digit constant),
  * 2 pass 0 reversed the keys, 0 neither, -1 nothing to read. */

@@ -136,6 +136,8 @@ int clsort_radix_last_by_set(clsort_context *ctx) { return last_state_word(ctx, 
 
 int clsort_radix_last_by_ranks(clsort_context *ctx) { return last_state_word(ctx, ST_BY_RANKS); }
 
+int clsort_radix_last_shared(clsort_context *ctx) { return last_state_word(ctx, ST_SHARED); }
+
 int clsort_radix_last_order(clsort_context *ctx)
 {
     cl_uint w[ST_PASS(1)]; /* the plan's words up to pass 0's */

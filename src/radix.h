@@ -58,7 +58,7 @@ typedef struct radix_shape {
     size_t keys_bytes, vals_bytes, scratch_words, bases_words, state_words;
     /* word offsets in scratch / bases */
     size_t counts_at, counters_at, lookback_at, hist_at, offsets_at, bits_at, carry_at, chain_at,
-        bucket_at, tiled_at, table_at, order_at, one_at, map_at, fill_at;
+        bucket_at, tiled_at, table_at, order_at, one_at, map_at, fill_at, share_at;
 } radix_shape;
 
 typedef struct radix_buffers {

@@ -57,6 +57,10 @@ void radix_msd_shape(const clsort_context *ctx, const clsort_radix_job *job, rad
     s->map_at = s->scratch_words;
     if (s->tiled)
         s->scratch_words += MAP_WORDS(R);
+    /* the shared buckets' tables (SHARE_WORDS), in whole 16-byte words */
+    s->share_at = s->scratch_words;
+    if (s->msd)
+        s->scratch_words += (SHARE_WORDS + 3) / 4 * 4;
 }
 
 /* The sample's estimate of few keys (tuning sample_few; TILE_FEW): where
@@ -163,8 +167,8 @@ clsort_status radix_run_tiles(clsort_context *ctx, clsort_program *prog,
 }
 
 /* The buckets of MSD order (clsort_radix_buckets), after the top pass's
- * launch: one work-item per bucket; does nothing when the plan chose LSD
- * order. */
+ * launch: one work-item per bucket, and the shared buckets' chunks; does
+ * nothing when the plan chose LSD order. */
 clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                 const clsort_radix_job *job, const radix_shape *s,
                                 const radix_buffers *b, clsort_seq *seq)
@@ -172,7 +176,8 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
     cl_kernel kbk;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_buckets", &kbk));
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, next_off = s->bucket_at,
-             table_off = s->table_at, one_off = s->one_at, map_off = s->map_at;
+             table_off = s->table_at, one_off = s->one_at, map_off = s->map_at,
+             share_off = s->share_at;
     cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
     idx_arg a_n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, kbk, clsort_radix_buckets, .ku = CLSORT_ARG(b->ku),
@@ -185,13 +190,18 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                .state = CLSORT_ARG(b->state), .bases = CLSORT_ARG(b->bases),
                                .next = CLSORT_ARG(b->scratch), .next_off = CLSORT_ARG(next_off),
                                .table_off = CLSORT_ARG(table_off), .one_off = CLSORT_ARG(one_off),
-                               .map_off = CLSORT_ARG(map_off)));
-    return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix, 1, seq);
+                               .map_off = CLSORT_ARG(map_off),
+                               .share_off = CLSORT_ARG(share_off)));
+    /* and before them two work-items a compute unit for the shared
+     * buckets' chunks */
+    const size_t units = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
+    return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix + 2 * units, 1, seq);
 }
 
 /* MSD order's big one-key buckets (clsort_radix_one_copy), after the top
  * pass's launch, before the buckets: copied by two work-items a compute
- * unit, chunk by chunk; does nothing without them. */
+ * unit, chunk by chunk, and the shared buckets' chunks counted; does
+ * nothing without them. */
 clsort_status radix_run_one_copy(clsort_context *ctx, clsort_program *prog,
                                  const clsort_radix_job *job, const radix_shape *s,
                                  const radix_buffers *b, clsort_seq *seq)
@@ -199,7 +209,7 @@ clsort_status radix_run_one_copy(clsort_context *ctx, clsort_program *prog,
     cl_kernel k;
     CLSORT_TRY(clsort_program_kernel(ctx, prog, "clsort_radix_one_copy", &k));
     cl_ulong ku_off = job->keys_off, vu_off = job->vals_off, one_off = s->one_at,
-             table_off = s->table_at;
+             table_off = s->table_at, share_off = s->share_at;
     cl_uint begin = job->begin_bit, end = job->end_bit, desc = job->descending;
     idx_arg a_n;
     CLSORT_TRY(CLSORT_SET_ARGS(ctx, k, clsort_radix_one_copy, .ku = CLSORT_ARG(b->ku),
@@ -210,7 +220,8 @@ clsort_status radix_run_one_copy(clsort_context *ctx, clsort_program *prog,
                                .descending = CLSORT_ARG(desc), .state = CLSORT_ARG(b->state),
                                .bases = CLSORT_ARG(b->bases), .scratch = CLSORT_ARG(b->scratch),
                                .one_off = CLSORT_ARG(one_off),
-                               .table_off = CLSORT_ARG(table_off)));
+                               .table_off = CLSORT_ARG(table_off),
+                               .share_off = CLSORT_ARG(share_off)));
     const size_t units = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
     return clsort_launch(ctx, k, "clsort_radix_one_copy", 2 * units, 1, seq);
 }

@@ -2419,9 +2419,11 @@ void test_radix_by_ranks(void)
         ok = sort_and_check(hc, &c, heads);
         free(k);
         /* the bucket by its ranks, or split from a head the sample took
-         * for its common key: one read and one pass either way */
+         * for its common key, or by every work-item (shared): one read and
+         * one pass either way */
         const int msd = clsort_radix_last_msd(hc),
-                  one_read = clsort_radix_last_by_ranks(hc) + clsort_radix_last_common(hc);
+                  one_read = clsort_radix_last_by_ranks(hc) + clsort_radix_last_common(hc) +
+                             clsort_radix_last_shared(hc);
         const bool want = cpu_units() <= 10;
         CHECK(!ok || !want || (msd > 0 && one_read >= 1),
               "%s, two heavy keys and rare ones in a digit: MSD order %d, %d buckets by ranks "
@@ -2431,6 +2433,109 @@ void test_radix_by_ranks(void)
     }
     if (hc)
         clsort_context_release(hc);
+}
+
+/* radix_shared's keys: n keys of type t, each in one of 8 top digits
+ * (about n / 8 keys each) and one of 5 patterns below it (40 keys; with
+ * `one`, one key in each digit but the second); with
+ * `late`, the last `late` keys random below the third top digit (its
+ * samples still few, a chunk of its bucket not); floats: +0.0 and -0.0
+ * (one key to the sort) and NaNs of two patterns among them. */
+static void *shared_keys(clsort_type t, size_t n, size_t late, bool one, uint64_t seed)
+{
+    const size_t bytes = clsort_type_size(t);
+    const unsigned bits = (unsigned)bytes * 8, top = bits - 8;
+    const uint64_t below = (1ull << top) - 1;
+    const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
+    uint64_t pool[8 * 5], x = seed;
+    for (unsigned j = 0; j < 8 * 5; j++)
+        pool[j] = (uint64_t)(j % 8 * 32 + 7) << top | (pool_next(&x) & below);
+    if (fp) { /* +0.0 and -0.0 (top digit 0 and 0x80), and NaNs */
+        pool[0] = 0;
+        pool[8] = 1ull << (bits - 1);
+        pool[7] = ~0ull >> (64 - bits);
+        pool[15] = pool[7] ^ 0x15;
+    }
+    unsigned char *k = malloc(n * bytes);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        unsigned j = (unsigned)(pool_next(&x) % (8 * 5));
+        if (one && j % 8 != 1)
+            j %= 8;
+        uint64_t v = pool[j];
+        if (i + late >= n)
+            v = pool[2] >> top << top | (pool_next(&x) & below);
+        memcpy(k + i * bytes, &v, bytes);
+    }
+    return k;
+}
+
+void test_radix_shared(void)
+{
+    /* MSD order's big buckets of a few keys (8 top digits of 5 keys each)
+     * sorted by every work-item (the shared buckets): one launch counts
+     * each chunk's keys, the buckets' launch moves each chunk's keys to
+     * their places. msd_bound units / 2 puts each bucket (n / 8) past
+     * SHARE_MIN_BOUNDS times the plan's bound and within two keys' bound
+     * on any number of units. Pairs, argsort and keys of 32- and 64-bit
+     * integers and floats (+0.0, -0.0, NaNs), both orders, a bit window,
+     * from tiles and without; each sort checked against the stable order
+     * and its shared buckets counted: all 8 (keys alone take the few
+     * keys' check instead; a bit window that cuts the patterns: any), one
+     * less where a late run of random keys fails a chunk of the third
+     * digit's bucket, which its own work-item then sorts; buckets of one
+     * key (their chunks streamed where nt_min allows) shared too. */
+    if (!test_on_cpu())
+        return;
+    const unsigned units = cpu_units(), bound = units / 2 ? units / 2 : 1;
+    /* the shared buckets wanted: at least lo, at most hi (floats: the
+     * digits of +-0.0 and NaNs other buckets, some below the bound) */
+    static const struct {
+        msd_case m;
+        size_t late;
+        bool one;
+        int lo, hi;
+    } cases[] = {
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, false, 8, 8},
+        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, false, 8, 8},
+        {{CLSORT_F32, CHECK_PAIRS, 4, 1, 0, 0}, 0, false, 6, 10},
+        {{CLSORT_I32, CHECK_ARGSORT, 0, 0, 0, 0}, 0, false, 8, 8},
+        {{CLSORT_F64, CHECK_PAIRS, 4, 0, 0, 0}, 0, false, 6, 10},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 300, false, 7, 7},
+        {{CLSORT_I64, CHECK_PAIRS, 8, 1, 0, 0}, 300, false, 7, 7},
+        {{CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0}, 0, false, 0, 8},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 0, 28}, 0, false, 0, 8},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, true, 8, 8},
+        {{CLSORT_U64, CHECK_ARGSORT, 0, 1, 0, 0}, 0, true, 8, 8},
+    };
+    bool ok = true;
+    for (int tiled = 1; ok && tiled >= 0; tiled--) {
+        char spec[300];
+        snprintf(spec, sizeof spec,
+                 "algorithm=onesweep,os_wg=1,os_items=%s,os_rank=serial,msd=1,hist_wg=1,"
+                 "plan_wg=64,%s,radix_bits=8,large_min=0,msd_bound=%u",
+                 tiled ? "1000" : "4096", tiled ? "nt_min=1,tile_min=1" : "tile_min=0", bound);
+        clsort_context *ctx = test_context(spec);
+        if (!ctx)
+            return;
+        /* without tiles the sample runs from 2^20 keys on */
+        const size_t n = tiled ? 300007 : 1100009;
+        for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+            sort_case c = make_msd_case(&cases[ci].m, n, ci);
+            void *k = shared_keys(c.type, n, cases[ci].late, cases[ci].one,
+                                  test_seed("shared", n, (unsigned)(ci * 2 + tiled)));
+            char label[400];
+            snprintf(label, sizeof label, "%s, 8 digits of 5 keys, case %zu", spec, ci);
+            ok = sort_owned_keys(ctx, &c, k, label);
+            const int got = clsort_radix_last_shared(ctx), lo = cases[ci].lo, hi = cases[ci].hi;
+            CHECK(!ok || (got >= lo && got <= hi),
+                  "%s: %d buckets shared, not %d to %d (MSD order %d, tiles %d)", label, got, lo,
+                  hi, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx));
+            ok = ok && got >= lo && got <= hi;
+        }
+        clsort_context_release(ctx);
+    }
 }
 
 /* radix_mapped's keys: a share of them (other_pct percent) uniform over

@@ -107,12 +107,13 @@
     X(global VAL_T *, vu) X(ulong, vu_off) X(global VAL_T *, va) X(global VAL_T *, vb)             \
     X(idx_t, n) X(uint, begin_bit) X(uint, end_bit) X(uint, descending)                            \
     X(global uint *, state) X(global const idx_t *, bases) X(global uint *, next)                  \
-    X(ulong, next_off) X(ulong, table_off) X(ulong, one_off) X(ulong, map_off)
+    X(ulong, next_off) X(ulong, table_off) X(ulong, one_off) X(ulong, map_off)                   \
+    X(ulong, share_off)
 #define CLSORT_ARGS_clsort_radix_one_copy(F, X)                                                    \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global const KEY_T *, ka) X(global VAL_T *, vu)       \
     X(ulong, vu_off) X(global const VAL_T *, va) X(idx_t, n) X(uint, begin_bit) X(uint, end_bit)   \
     X(uint, descending) X(global const uint *, state) X(global const idx_t *, bases)              \
-    X(global uint *, scratch) X(ulong, one_off) X(ulong, table_off)
+    X(global uint *, scratch) X(ulong, one_off) X(ulong, table_off) X(ulong, share_off)
 /* radix_passes.cl */
 #define CLSORT_ARGS_clsort_radix_onesweep(F, X)                                                    \
     F(global KEY_T *, ku) X(ulong, ku_off) X(global KEY_T *, ka) X(global KEY_T *, kb)             \

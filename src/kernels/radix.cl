@@ -845,6 +845,7 @@ inline void clsort_plan(global uint *counts, uint portions, uint passes, idx_t n
         state[ST_COMMON] = 0;
         state[ST_BY_SET] = 0;
         state[ST_BY_RANKS] = 0;
+        state[ST_SHARED] = 0;
         state[ST_MSD] = msd ? top + 1 : 0;
         state[ST_TILED] = phase == PLAN_TILES && tiles_ran && msd && top == passes - 1
                               ? (mapped ? TILED_MAPPED : fill ? TILED_FILL : 1u)

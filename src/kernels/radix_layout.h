@@ -38,6 +38,9 @@
 /* MSD order's buckets of a few keys sorted by their ranks
  * (clsort_in_by_ranks; tests) */
 #define ST_BY_RANKS 14
+/* MSD order's buckets sorted by every work-item (the shared buckets, below;
+ * tests) */
+#define ST_SHARED 15
 #define ST_PASS(p) (16 + 4 * (p)) /* 16-byte aligned: onesweep reads the four words at once */
 #define ST_PASS_ACTIVE 0 /* one of the PASS_ values below */
 #define ST_PASS_SRC 1
@@ -129,7 +132,7 @@
  * digits have a key (ONE_KEY, big or not), and which digits' samples are
  * most of them one key (ONE_COMMON: that key in ONE_KEY; Zipf's head
  * among rare keys), whose buckets split it from the others
- * (clsort_in_common). */
+ * (clsort_in_common); then the shared buckets' words (below). */
 #define ONE_CAND 0
 #define ONE_FAILED(r) (r)
 #define ONE_PASS(r) (2 * (r))
@@ -137,7 +140,29 @@
 #define ONE_KEY(r) (2 * (r) + 2)
 #define ONE_HAS(r) (4 * (r) + 2)
 #define ONE_COMMON(r) (5 * (r) + 2)
-#define ONE_WORDS(r) (6 * (r) + 2)
+/* The shared buckets: buckets of SHARE_MIN_BOUNDS times the plan's bound
+ * and more whose samples are few keys (at most SAMPLE_FEW_KEYS), the
+ * SHARE_MAX largest, sorted by every work-item in
+ * SHARE_CHUNKS chunks each: clsort_radix_one_copy counts each chunk's keys
+ * (at most SHARE_KEYS, else the bucket is marked failed), and the
+ * buckets' launch moves each chunk's keys to their places, where the
+ * bucket's keys are at most SHARE_KEYS (else its work-item sorts it, as
+ * any other). Words after the one-key words: the two launches' chunk
+ * counters, each slot's digit + 1 (0: none), each slot's failed flag. */
+#define SHARE_MIN_BOUNDS 2u
+#define SHARE_MAX 16u
+#define SHARE_CHUNKS 32u
+#define SHARE_KEYS 16u
+#define ONE_SHARE_NEXT(r) (6 * (r) + 2)
+#define ONE_SHARE_TASK(r) (6 * (r) + 3)
+#define ONE_SHARE_DIGIT(r) (6 * (r) + 4)
+#define ONE_SHARE_FAILED(r) (6 * (r) + 4 + SHARE_MAX)
+#define ONE_WORDS(r) (6 * (r) + 4 + 2 * SHARE_MAX)
+/* each chunk's table (scratch at share_at, not zeroed: every chunk of a
+ * slot in use writes its own): its number of keys, SHARE_KEYS order keys
+ * (low word, high word), their counts */
+#define SHARE_TABLE_WORDS (1u + 3u * SHARE_KEYS)
+#define SHARE_WORDS (SHARE_MAX * SHARE_CHUNKS * SHARE_TABLE_WORDS)
 
 /* The few keys' fill (GPU shapes; keys alone of an integer type sorted by
  * all their bits). The plan lets the check by digits run where every

@@ -834,6 +834,27 @@ void clsort_radix_sample(CLSORT_PARAMS(clsort_radix_sample))
                     one[ONE_KEY(RADIX) + 2 * d + 1] = (uint)((ulong)key >> 32);
                 }
             }
+            /* the shared buckets: the SHARE_MAX largest of those from
+             * SHARE_MIN_BOUNDS times the plan's bound whose samples are few
+             * keys (not the candidates above, which every work-item copies
+             * already) */
+            for (uint s = 0; split && s < SHARE_MAX; s++) {
+                uint best = RADIX, bh = 0;
+                for (uint d = 0; d < RADIX; d++)
+                    if (h[d] > bh && fn[d] <= SAMPLE_FEW_KEYS && !one[ONE_CAND + d] &&
+                        (ulong)h[d] * n >= (ulong)SHARE_MIN_BOUNDS * msd_max * ns) {
+                        bool taken = false;
+                        for (uint e = 0; e < s; e++)
+                            taken |= one[ONE_SHARE_DIGIT(RADIX) + e] == d + 1;
+                        if (!taken) {
+                            best = d;
+                            bh = h[d];
+                        }
+                    }
+                if (best == RADIX)
+                    break;
+                one[ONE_SHARE_DIGIT(RADIX) + s] = best + 1;
+            }
             one[ONE_PASS(RADIX)] = pass + 1;
         }
     }
@@ -1975,6 +1996,102 @@ inline bool clsort_one_marked(const global uint *one, const global uint *state, 
     return state[ST_MSD] && one[ONE_PASS(RADIX)] == state[ST_MSD] && one[at];
 }
 
+/* The shared buckets (radix_layout.h, SHARE_MAX): chunk ch of a bucket is
+ * a group of its tiles' runs (tiled), or a slice of A[lo, hi). Its runs
+ * are [t0, t1); run t is [r0, r1). */
+inline void clsort_share_runs(bool tiled, uint tiles, uint ch, uint *t0, uint *t1)
+{
+    if (!tiled) {
+        *t0 = 0;
+        *t1 = 1;
+        return;
+    }
+    const uint per = (tiles + SHARE_CHUNKS - 1) / SHARE_CHUNKS;
+    *t0 = min(ch * per, tiles);
+    *t1 = min(*t0 + per, tiles);
+}
+inline void clsort_share_run(bool tiled, const global uint *tab, uint t, uint d, idx_t n,
+                             idx_t lo, idx_t hi, uint ch, ulong *r0, ulong *r1)
+{
+#if TILED_OK
+    if (tiled) {
+        clsort_in_tile_run(tab, t, d, n, r0, r1);
+        return;
+    }
+#endif
+    const ulong m = hi - lo;
+    *r0 = lo + m * ch / SHARE_CHUNKS;
+    *r1 = lo + m * (ch + 1) / SHARE_CHUNKS;
+}
+
+/* Slot s's bucket's keys (the union of its chunks' tables tb, in the
+ * sort's order, to u) and how many of them each chunk before ch and all
+ * chunks hold (before, total); returns their number, or SHARE_KEYS + 1
+ * where they are more than SHARE_KEYS */
+inline uint clsort_share_keys(const global uint *tb, uint ch, KEY_T *u, idx_t *before,
+                              idx_t *total)
+{
+    uint nu = 0;
+    for (uint c = 0; c < SHARE_CHUNKS; c++) {
+        const global uint *t = tb + c * SHARE_TABLE_WORDS;
+        for (uint e = 0; e < t[0]; e++) {
+            const KEY_T x = (KEY_T)((ulong)t[1 + 2 * e] | (ulong)t[2 + 2 * e] << 32);
+            uint j = 0;
+            while (j < nu && u[j] != x)
+                j++;
+            if (j == nu) {
+                if (nu == SHARE_KEYS)
+                    return SHARE_KEYS + 1;
+                u[nu++] = x;
+            }
+        }
+    }
+    for (uint i = 1; i < nu; i++) { /* insertion sort: at most SHARE_KEYS keys */
+        const KEY_T x = u[i];
+        uint j = i;
+        for (; j > 0 && u[j - 1] > x; j--)
+            u[j] = u[j - 1];
+        u[j] = x;
+    }
+    for (uint j = 0; j < nu; j++)
+        before[j] = total[j] = 0;
+    for (uint c = 0; c < SHARE_CHUNKS; c++) {
+        const global uint *t = tb + c * SHARE_TABLE_WORDS;
+        for (uint e = 0; e < t[0]; e++) {
+            const KEY_T x = (KEY_T)((ulong)t[1 + 2 * e] | (ulong)t[2 + 2 * e] << 32);
+            uint j = 0;
+            while (u[j] != x)
+                j++;
+            const uint k = t[1 + 2 * SHARE_KEYS + e];
+            total[j] += k;
+            if (c < ch)
+                before[j] += k;
+        }
+    }
+    return nu;
+}
+
+/* The slot of bucket d among the shared buckets whose chunks the buckets'
+ * launch sorts (-1: none): not failed, at most SHARE_KEYS keys */
+inline int clsort_share_slot(const global uint *one, const global uint *state,
+                             const global uint *share, uint d)
+{
+    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD])
+        return -1;
+    for (uint s = 0; s < SHARE_MAX; s++)
+        if (one[ONE_SHARE_DIGIT(RADIX) + s] == d + 1) {
+            if (one[ONE_SHARE_FAILED(RADIX) + s])
+                return -1;
+            KEY_T u[SHARE_KEYS];
+            idx_t before[SHARE_KEYS], total[SHARE_KEYS];
+            return clsort_share_keys(share + s * SHARE_CHUNKS * SHARE_TABLE_WORDS, 0, u, before,
+                                     total) <= SHARE_KEYS
+                       ? (int)s
+                       : -1;
+        }
+    return -1;
+}
+
 /* MSD order's big buckets that the sample found one key (ONE_CAND: past
  * TILE_ONE_KEY_MAX times the plan's bound): copied A -> U by every
  * work-item, chunk by chunk (ONE_CHUNK keys, or, from tiles, the runs of a
@@ -1982,8 +2099,10 @@ inline bool clsort_one_marked(const global uint *one, const global uint *state, 
  * chunk with another key marks the bucket (ONE_FAILED), which
  * clsort_radix_buckets then sorts after all, by one work-item (it skips
  * the others). With TILED_FILL every bucket (ONE_HAS) is written from its
- * key so, chunk by chunk, and the buckets' launch does nothing. Runs after
- * the top pass, before the buckets; does nothing without candidates.
+ * key so, chunk by chunk, and the buckets' launch does nothing. Then each
+ * chunk of the shared buckets (radix_layout.h, SHARE_MAX) counts its keys
+ * into its table. Runs after the top pass, before the buckets; does
+ * nothing without candidates.
  * Work-groups of one work-item, any number. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
@@ -2006,6 +2125,7 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
     const uint per = (tiles + ONE_TILE_CHUNKS - 1) / ONE_TILE_CHUNKS;
 #else
     const bool fill = false, tiled = false;
+    const global uint *tab = 0;
     const uint tiles = 1u, per = 1u;
 #endif
     for (;;) {
@@ -2030,7 +2150,7 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
             c -= (uint)chunks;
         }
         if (d == RADIX)
-            return;
+            break;
         KEY_T key = clsort_one_key(one, d);
         /* the chunk's keys from A[r0, r1) to U from o */
         ulong r0 = lo + (ulong)c * ONE_CHUNK, r1 = min(r0 + ONE_CHUNK, hi), o = r0;
@@ -2069,6 +2189,79 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
         if (diff)
             one[ONE_FAILED(RADIX) + d] = 1;
     }
+    /* the shared buckets' chunks: each chunk's keys (order keys) counted
+     * into its table; more than SHARE_KEYS fail the bucket */
+    global uint *share = scratch + share_off;
+    for (;;) {
+        const uint c = atomic_inc(&one[ONE_SHARE_NEXT(RADIX)]);
+        const uint s = c / SHARE_CHUNKS, ch = c % SHARE_CHUNKS;
+        if (s >= SHARE_MAX || !one[ONE_SHARE_DIGIT(RADIX) + s])
+            return;
+        if (one[ONE_SHARE_FAILED(RADIX) + s]) /* another chunk's keys were many */
+            continue;
+        const uint d = one[ONE_SHARE_DIGIT(RADIX) + s] - 1;
+        const idx_t lo = bases[top * RADIX + d];
+        const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+        KEY_T u[SHARE_KEYS];
+        uint k[SHARE_KEYS], nu = 0, t0, t1, j = 0;
+        /* the last key (cur, its slot j) and how many keys in a row are it
+         * (run): counted in registers, into k[j] where another comes */
+        KEY_T cur = 0;
+        uint run = 0;
+        bool over = false;
+        clsort_share_runs(tiled, tiles, ch, &t0, &t1);
+        for (uint t = t0; t < t1 && !over; t++) {
+            ulong r0, r1;
+            clsort_share_run(tiled, tab, t, d, n, lo, hi, ch, &r0, &r1);
+            for (ulong i = r0; i < r1; i++) {
+                /* 16 keys at once where they are all the last key (few
+                 * keys come in long runs), without branches */
+                if (run && i + 16 <= r1) {
+                    KEY_T diff = 0;
+                    for (uint e = 0; e < 16; e++)
+                        diff |= clsort_order_key(ka[i + e], begin_bit, end_bit, descending) ^ cur;
+                    if (!diff) {
+                        run += 16;
+                        i += 15;
+                        continue;
+                    }
+                }
+                const KEY_T x = clsort_order_key(ka[i], begin_bit, end_bit, descending);
+                if (run && x == cur) {
+                    run++;
+                    continue;
+                }
+                if (run)
+                    k[j] += run;
+                j = 0;
+                while (j < nu && u[j] != x)
+                    j++;
+                if (j == nu) {
+                    if (nu == SHARE_KEYS) {
+                        over = true;
+                        break;
+                    }
+                    u[nu] = x;
+                    k[nu++] = 0;
+                }
+                cur = x;
+                run = 1;
+            }
+        }
+        if (run && !over)
+            k[j] += run;
+        if (over) {
+            one[ONE_SHARE_FAILED(RADIX) + s] = 1;
+            continue;
+        }
+        global uint *tb = share + (s * SHARE_CHUNKS + ch) * SHARE_TABLE_WORDS;
+        tb[0] = nu;
+        for (uint e = 0; e < nu; e++) {
+            tb[1 + 2 * e] = (uint)u[e];
+            tb[2 + 2 * e] = (uint)((ulong)u[e] >> 32);
+            tb[1 + 2 * SHARE_KEYS + e] = k[e];
+        }
+    }
 }
 
 /* MSD order (the plan's ST_MSD; CPU shape): after the top digit's pass has
@@ -2080,7 +2273,8 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
  * into the caller's buffer. A bucket of n / RADIX keys stays in cache
  * through its passes, where an LSD pass over the whole input writes to
  * RADIX places in memory. Launched with RADIX work-groups of one work-item,
- * each taking one bucket; does nothing when the plan chose LSD order. */
+ * each taking one bucket, and more before them that take the shared
+ * buckets' chunks; does nothing when the plan chose LSD order. */
 kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
 {
@@ -2094,16 +2288,9 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
      * would be shared out before any ran, and a thread that the system
      * holds back would hold up the whole phase with its run. Taken at run
      * time, the buckets go to the threads that are running. */
-    const uint d = atomic_inc(&next[next_off]);
-    /* bases' first row (portion 0) holds where each digit starts overall */
-    const idx_t lo = bases[top * RADIX + d];
-    const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
-    if (hi <= lo)
-        return;
-    /* a bucket of one key that clsort_radix_one_copy has copied */
-    const global uint *one = next + one_off;
-    if (clsort_one_marked(one, state, ONE_CAND + d) && !one[ONE_FAILED(RADIX) + d])
-        return;
+    const uint ticket = atomic_inc(&next[next_off]);
+    global uint *one = next + one_off;
+    const global uint *share = next + share_off;
     ku += ku_off;
     vu += vu_off;
 #if TILED_OK
@@ -2116,6 +2303,86 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
     const global uint *tab = 0;
     const uint tiles = 1;
 #endif
+    /* The first tickets, as many as the launch's groups past RADIX, take
+     * the shared buckets' chunks (radix_layout.h, SHARE_MAX) one after
+     * another: each chunk's keys to their places, by the chunks' tables. */
+    const uint loopers = (uint)get_num_groups(0) - RADIX;
+    if (ticket < loopers) {
+        for (;;) {
+            const uint c = atomic_inc(&one[ONE_SHARE_TASK(RADIX)]);
+            const uint s = c / SHARE_CHUNKS, ch = c % SHARE_CHUNKS;
+            if (s >= SHARE_MAX || !one[ONE_SHARE_DIGIT(RADIX) + s] ||
+                one[ONE_PASS(RADIX)] != state[ST_MSD])
+                return;
+            if (one[ONE_SHARE_FAILED(RADIX) + s])
+                continue;
+            const uint d = one[ONE_SHARE_DIGIT(RADIX) + s] - 1;
+            const idx_t lo = bases[top * RADIX + d];
+            const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+            KEY_T u[SHARE_KEYS];
+            idx_t pos[SHARE_KEYS], total[SHARE_KEYS];
+            const uint nu = clsort_share_keys(share + s * SHARE_CHUNKS * SHARE_TABLE_WORDS, ch,
+                                              u, pos, total);
+            if (nu == 0 || nu > SHARE_KEYS)
+                continue; /* (more: the bucket's own work-item sorts it) */
+            idx_t at = lo;
+            for (uint j = 0; j < nu; j++) {
+                pos[j] += at;
+                at += total[j];
+            }
+            /* the last key's slot (j) and its next place (p), in registers */
+            uint t0, t1, j = 0;
+            idx_t p = pos[0];
+            clsort_share_runs(tiled, tiles, ch, &t0, &t1);
+            for (uint t = t0; t < t1; t++) {
+                ulong r0, r1;
+                clsort_share_run(tiled, tab, t, d, n, lo, hi, ch, &r0, &r1);
+#if HAVE_NT
+                if (nu == 1 && n >= CLSORT_NT_MIN) { /* one key: the run streamed */
+                    clsort_nt_copy_keys_g(ku + p, ka + r0, (uint)(r1 - r0));
+#if HAVE_VALUES
+                    clsort_nt_copy_values_g(vu + p, va + r0, (uint)(r1 - r0));
+#endif
+                    p += r1 - r0;
+                    continue;
+                }
+#endif
+                for (ulong i = r0; i < r1; i++) {
+                    const KEY_T k = ka[i];
+                    const KEY_T x = clsort_order_key(k, begin_bit, end_bit, descending);
+                    if (u[j] != x) { /* else the key before's */
+                        pos[j] = p;
+                        j = 0;
+                        while (j + 1 < nu && u[j] != x)
+                            j++;
+                        p = pos[j];
+                    }
+                    ku[p] = k;
+#if HAVE_VALUES
+                    vu[p] = va[i];
+#endif
+                    p++;
+                }
+            }
+#if HAVE_NT
+            clsort_nt_fence();
+#endif
+        }
+    }
+    const uint d = ticket - loopers;
+    /* bases' first row (portion 0) holds where each digit starts overall */
+    const idx_t lo = bases[top * RADIX + d];
+    const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+    if (hi <= lo)
+        return;
+    /* a bucket of one key that clsort_radix_one_copy has copied */
+    if (clsort_one_marked(one, state, ONE_CAND + d) && !one[ONE_FAILED(RADIX) + d])
+        return;
+    /* a shared bucket, whose chunks the first tickets sort */
+    if (clsort_share_slot(one, state, share, d) >= 0) {
+        atomic_inc(&state[ST_SHARED]);
+        return;
+    }
     /* X of the passes below (and the set's table): a buffer of the worker
      * thread that stays in cache from bucket to bucket */
 #if CLSORT_IN_LOCAL
