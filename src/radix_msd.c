@@ -192,8 +192,8 @@ clsort_status radix_run_buckets(clsort_context *ctx, clsort_program *prog,
                                .table_off = CLSORT_ARG(table_off), .one_off = CLSORT_ARG(one_off),
                                .map_off = CLSORT_ARG(map_off),
                                .share_off = CLSORT_ARG(share_off)));
-    /* and before them two work-items a compute unit for the shared
-     * buckets' chunks */
+    /* and two work-items a compute unit for the shared buckets' chunks:
+     * the kernel takes every group past RADIX for them */
     const size_t units = ctx->facts.compute_units ? ctx->facts.compute_units : 1;
     return clsort_launch(ctx, kbk, "clsort_radix_buckets", s->radix + 2 * units, 1, seq);
 }

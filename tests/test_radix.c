@@ -2435,79 +2435,100 @@ void test_radix_by_ranks(void)
         clsort_context_release(hc);
 }
 
-/* radix_shared's keys: n keys of type t, each in one of 8 top digits
- * (about n / 8 keys each) and one of 5 patterns below it (40 keys; with
- * `one`, one key in each digit but the second); with
- * `late`, the last `late` keys random below the third top digit (its
- * samples still few, a chunk of its bucket not); floats: +0.0 and -0.0
+/* radix_shared's keys: n keys of type t, each in one of 4 top digits
+ * (about n / 4 keys each) and one of 5 patterns below it (20 keys). Modes:
+ * SHARED_ONE, one key in each digit but the second; SHARED_OVER, the
+ * second digit's keys 9 patterns in its first half and 9 others in its
+ * second (each chunk of its bucket at most 9 keys, 18 in all, the last
+ * two kept off the sample's 1024 positions: its samples 16 keys at most).
+ * With `late`, the last `late` keys random below the third top digit (its
+ * samples still few, a chunk of its bucket not). Floats: +0.0 and -0.0
  * (one key to the sort) and NaNs of two patterns among them. */
-static void *shared_keys(clsort_type t, size_t n, size_t late, bool one, uint64_t seed)
+enum { SHARED_PLAIN, SHARED_ONE, SHARED_OVER };
+static void *shared_keys(clsort_type t, size_t n, size_t late, int mode, uint64_t seed)
 {
     const size_t bytes = clsort_type_size(t);
     const unsigned bits = (unsigned)bytes * 8, top = bits - 8;
     const uint64_t below = (1ull << top) - 1;
     const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
-    uint64_t pool[8 * 5], x = seed;
-    for (unsigned j = 0; j < 8 * 5; j++)
-        pool[j] = (uint64_t)(j % 8 * 32 + 7) << top | (pool_next(&x) & below);
-    if (fp) { /* +0.0 and -0.0 (top digit 0 and 0x80), and NaNs */
+    uint64_t pool[4 * 5], over[18], x = seed;
+    for (unsigned j = 0; j < 4 * 5; j++)
+        pool[j] = (uint64_t)(j % 4 * 64 + 7) << top | (pool_next(&x) & below);
+    for (unsigned j = 0; j < 18; j++)
+        over[j] = pool[1] >> top << top | (pool_next(&x) & below);
+    if (fp) { /* +0.0 and -0.0 (top digits 0 and 0x80), and NaNs */
         pool[0] = 0;
-        pool[8] = 1ull << (bits - 1);
-        pool[7] = ~0ull >> (64 - bits);
-        pool[15] = pool[7] ^ 0x15;
+        pool[4] = 1ull << (bits - 1);
+        pool[3] = ~0ull >> (64 - bits);
+        pool[7] = pool[3] ^ 0x15;
     }
     unsigned char *k = malloc(n * bytes);
     if (!k)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        unsigned j = (unsigned)(pool_next(&x) % (8 * 5));
-        if (one && j % 8 != 1)
-            j %= 8;
+        unsigned j = (unsigned)(pool_next(&x) % (4 * 5));
+        if (mode == SHARED_ONE && j % 4 != 1)
+            j %= 4;
         uint64_t v = pool[j];
+        if (mode == SHARED_OVER && j % 4 == 1) {
+            /* 9 keys, then 4 of them, then 4 of the other 9, then those 9 */
+            const size_t tenth = i * 10 / n;
+            const unsigned r = (unsigned)(pool_next(&x) % 9);
+            v = over[tenth < 4 ? r : tenth == 4 ? r % 4 : tenth == 5 ? 9 + r % 4 : 9 + r];
+        }
         if (i + late >= n)
             v = pool[2] >> top << top | (pool_next(&x) & below);
         memcpy(k + i * bytes, &v, bytes);
+    }
+    for (size_t sp = 0; mode == SHARED_OVER && sp < 1024; sp++) { /* the sample's positions */
+        unsigned char *at = k + sp * n / 1024 * bytes;
+        uint64_t v = 0;
+        memcpy(&v, at, bytes);
+        if (v == over[16] || v == over[17])
+            memcpy(at, &over[9], bytes);
     }
     return k;
 }
 
 void test_radix_shared(void)
 {
-    /* MSD order's big buckets of a few keys (8 top digits of 5 keys each)
+    /* MSD order's big buckets of a few keys (4 top digits of 5 keys each)
      * sorted by every work-item (the shared buckets): one launch counts
      * each chunk's keys, the buckets' launch moves each chunk's keys to
-     * their places. msd_bound units / 2 puts each bucket (n / 8) past
-     * SHARE_MIN_BOUNDS times the plan's bound and within two keys' bound
-     * on any number of units. Pairs, argsort and keys of 32- and 64-bit
-     * integers and floats (+0.0, -0.0, NaNs), both orders, a bit window,
-     * from tiles and without; each sort checked against the stable order
-     * and its shared buckets counted: all 8 (keys alone take the few
-     * keys' check instead; a bit window that cuts the patterns: any), one
+     * their places. msd_bound = units puts each bucket (n / 4) past
+     * SHARE_MIN_BOUNDS times the plan's bound (n / 8) and within two keys'
+     * bound on any number of units. Pairs, argsort and keys of 32- and
+     * 64-bit integers and floats (+0.0, -0.0, NaNs), both orders, a bit
+     * window, from tiles and without; each sort checked against the stable
+     * order and its shared buckets counted: all 4 (keys alone take the few
+     * keys' check instead; a bit window that cuts the patterns: any); one
      * less where a late run of random keys fails a chunk of the third
-     * digit's bucket, which its own work-item then sorts; buckets of one
-     * key (their chunks streamed where nt_min allows) shared too. */
+     * digit's bucket, or where the second's chunks are few keys each but
+     * too many together: their own work-items then sort them; buckets of
+     * one key (streamed where nt_min allows) shared too. */
     if (!test_on_cpu())
         return;
-    const unsigned units = cpu_units(), bound = units / 2 ? units / 2 : 1;
-    /* the shared buckets wanted: at least lo, at most hi (floats: the
-     * digits of +-0.0 and NaNs other buckets, some below the bound) */
+    const unsigned units = cpu_units(), tiles = tiles_built();
+    /* the shared buckets wanted: at least lo, at most hi (floats: +-0.0
+     * and the NaNs other buckets, below the bound) */
     static const struct {
         msd_case m;
         size_t late;
-        bool one;
-        int lo, hi;
+        int mode, lo, hi;
     } cases[] = {
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, false, 8, 8},
-        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, false, 8, 8},
-        {{CLSORT_F32, CHECK_PAIRS, 4, 1, 0, 0}, 0, false, 6, 10},
-        {{CLSORT_I32, CHECK_ARGSORT, 0, 0, 0, 0}, 0, false, 8, 8},
-        {{CLSORT_F64, CHECK_PAIRS, 4, 0, 0, 0}, 0, false, 6, 10},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 300, false, 7, 7},
-        {{CLSORT_I64, CHECK_PAIRS, 8, 1, 0, 0}, 300, false, 7, 7},
-        {{CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0}, 0, false, 0, 8},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 0, 28}, 0, false, 0, 8},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, true, 8, 8},
-        {{CLSORT_U64, CHECK_ARGSORT, 0, 1, 0, 0}, 0, true, 8, 8},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_F32, CHECK_PAIRS, 4, 1, 0, 0}, 0, SHARED_PLAIN, 4, 6},
+        {{CLSORT_I32, CHECK_ARGSORT, 0, 0, 0, 0}, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_F64, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_PLAIN, 4, 6},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 300, SHARED_PLAIN, 3, 3},
+        {{CLSORT_I64, CHECK_PAIRS, 8, 1, 0, 0}, 300, SHARED_PLAIN, 3, 3},
+        {{CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0}, 0, SHARED_PLAIN, 0, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 0, 28}, 0, SHARED_PLAIN, 0, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_ONE, 4, 4},
+        {{CLSORT_U64, CHECK_ARGSORT, 0, 1, 0, 0}, 0, SHARED_ONE, 4, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_OVER, 3, 3},
+        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, SHARED_OVER, 3, 3},
     };
     bool ok = true;
     for (int tiled = 1; ok && tiled >= 0; tiled--) {
@@ -2515,7 +2536,7 @@ void test_radix_shared(void)
         snprintf(spec, sizeof spec,
                  "algorithm=onesweep,os_wg=1,os_items=%s,os_rank=serial,msd=1,hist_wg=1,"
                  "plan_wg=64,%s,radix_bits=8,large_min=0,msd_bound=%u",
-                 tiled ? "1000" : "4096", tiled ? "nt_min=1,tile_min=1" : "tile_min=0", bound);
+                 tiled ? "1000" : "4096", tiled ? "nt_min=1,tile_min=1" : "tile_min=0", units);
         clsort_context *ctx = test_context(spec);
         if (!ctx)
             return;
@@ -2523,16 +2544,19 @@ void test_radix_shared(void)
         const size_t n = tiled ? 300007 : 1100009;
         for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
             sort_case c = make_msd_case(&cases[ci].m, n, ci);
-            void *k = shared_keys(c.type, n, cases[ci].late, cases[ci].one,
+            void *k = shared_keys(c.type, n, cases[ci].late, cases[ci].mode,
                                   test_seed("shared", n, (unsigned)(ci * 2 + tiled)));
             char label[400];
-            snprintf(label, sizeof label, "%s, 8 digits of 5 keys, case %zu", spec, ci);
+            snprintf(label, sizeof label, "%s, 4 digits of a few keys, case %zu", spec, ci);
             ok = sort_owned_keys(ctx, &c, k, label);
             const int got = clsort_radix_last_shared(ctx), lo = cases[ci].lo, hi = cases[ci].hi;
-            CHECK(!ok || (got >= lo && got <= hi),
-                  "%s: %d buckets shared, not %d to %d (MSD order %d, tiles %d)", label, got, lo,
-                  hi, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx));
-            ok = ok && got >= lo && got <= hi;
+            /* where some are wanted, from the tiles where they are built */
+            const int want_tiled = lo == 0 ? clsort_radix_last_tiled(ctx) : tiled && tiles;
+            CHECK(!ok || (got >= lo && got <= hi && clsort_radix_last_tiled(ctx) == want_tiled),
+                  "%s: %d buckets shared, not %d to %d (MSD order %d, tiles %d, not %d)", label,
+                  got, lo, hi, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx),
+                  want_tiled);
+            ok = ok && got >= lo && got <= hi && clsort_radix_last_tiled(ctx) == want_tiled;
         }
         clsort_context_release(ctx);
     }

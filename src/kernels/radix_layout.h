@@ -158,9 +158,10 @@
 #define ONE_SHARE_DIGIT(r) (6 * (r) + 4)
 #define ONE_SHARE_FAILED(r) (6 * (r) + 4 + SHARE_MAX)
 #define ONE_WORDS(r) (6 * (r) + 4 + 2 * SHARE_MAX)
-/* each chunk's table (scratch at share_at, not zeroed: every chunk of a
- * slot in use writes its own): its number of keys, SHARE_KEYS order keys
- * (low word, high word), their counts */
+/* each chunk's table (scratch at share_at, read only after it is written:
+ * every chunk of a slot in use writes its own, unless the slot fails): its
+ * number of keys, SHARE_KEYS order keys (low word, high word), their
+ * counts */
 #define SHARE_TABLE_WORDS (1u + 3u * SHARE_KEYS)
 #define SHARE_WORDS (SHARE_MAX * SHARE_CHUNKS * SHARE_TABLE_WORDS)
 

@@ -2338,7 +2338,7 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
                 ulong r0, r1;
                 clsort_share_run(tiled, tab, t, d, n, lo, hi, ch, &r0, &r1);
 #if HAVE_NT
-                if (nu == 1 && n >= CLSORT_NT_MIN) { /* one key: the run streamed */
+                if (nu == 1 && n >= CLSORT_NT_MIN) { /* a bucket of one key: streamed */
                     clsort_nt_copy_keys_g(ku + p, ka + r0, (uint)(r1 - r0));
 #if HAVE_VALUES
                     clsort_nt_copy_values_g(vu + p, va + r0, (uint)(r1 - r0));
