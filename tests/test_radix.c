@@ -2436,20 +2436,25 @@ void test_radix_by_ranks(void)
 }
 
 /* radix_shared's keys: n keys of type t, each in one of 4 top digits
- * (about n / 4 keys each) and one of 5 patterns below it (20 keys). Modes:
- * SHARED_ONE, one key in each digit but the second; SHARED_OVER, the
- * second digit's keys 9 patterns in its first half and 9 others in its
- * second (each chunk of its bucket at most 9 keys, 18 in all, the last
- * two kept off the sample's 1024 positions: its samples 16 keys at most).
- * With `late`, the last `late` keys random below the third top digit (its
- * samples still few, a chunk of its bucket not). Floats: +0.0 and -0.0
- * (one key to the sort) and NaNs of two patterns among them. */
-enum { SHARED_PLAIN, SHARED_ONE, SHARED_OVER };
-static void *shared_keys(clsort_type t, size_t n, size_t late, int mode, uint64_t seed)
+ * (about n / 4 keys each) and one of 5 patterns below it (20 keys; the 3
+ * bits under the top byte clear, so that 9- and 10-bit top digits keep
+ * the pattern's bucket). Modes: SHARED_ONE, one key in each digit but the
+ * second; SHARED_OVER, the second digit's keys 9 patterns in its first
+ * half and 9 others in its second (each chunk of its bucket at most 9
+ * keys, 18 in all, the last two kept off the sample's 1024 positions: its
+ * samples 16 keys at most); SHARED_BIG_ONE, 56% of the keys one key of the
+ * first digit (past the one-key copies' bound) and the others in the
+ * second and third. With `late`, the keys from `at` on, `late` of them,
+ * random below the third top digit (its samples still few, a chunk of its
+ * bucket not). `low`: the bits below a bit window random. Floats: +0.0
+ * and -0.0 (one key to the sort) and NaNs of two patterns among them. */
+enum { SHARED_PLAIN, SHARED_ONE, SHARED_OVER, SHARED_BIG_ONE };
+static void *shared_keys(clsort_type t, size_t n, size_t at, size_t late, int mode, unsigned low,
+                         uint64_t seed)
 {
     const size_t bytes = clsort_type_size(t);
     const unsigned bits = (unsigned)bytes * 8, top = bits - 8;
-    const uint64_t below = (1ull << top) - 1;
+    const uint64_t below = ((1ull << top) - 1) >> 3;
     const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
     uint64_t pool[4 * 5], over[18], x = seed;
     for (unsigned j = 0; j < 4 * 5; j++)
@@ -2469,6 +2474,8 @@ static void *shared_keys(clsort_type t, size_t n, size_t late, int mode, uint64_
         unsigned j = (unsigned)(pool_next(&x) % (4 * 5));
         if (mode == SHARED_ONE && j % 4 != 1)
             j %= 4;
+        if (mode == SHARED_BIG_ONE)
+            j = pool_next(&x) % 100 < 56 ? 0 : 1 + j % 2 + 4 * (j % 5);
         uint64_t v = pool[j];
         if (mode == SHARED_OVER && j % 4 == 1) {
             /* 9 keys, then 4 of them, then 4 of the other 9, then those 9 */
@@ -2476,16 +2483,18 @@ static void *shared_keys(clsort_type t, size_t n, size_t late, int mode, uint64_
             const unsigned r = (unsigned)(pool_next(&x) % 9);
             v = over[tenth < 4 ? r : tenth == 4 ? r % 4 : tenth == 5 ? 9 + r % 4 : 9 + r];
         }
-        if (i + late >= n)
-            v = pool[2] >> top << top | (pool_next(&x) & below);
+        if (i >= at && i - at < late)
+            v = pool[2] >> top << top | (pool_next(&x) & ((1ull << top) - 1));
+        if (low)
+            v ^= pool_next(&x) & ((1ull << low) - 1);
         memcpy(k + i * bytes, &v, bytes);
     }
     for (size_t sp = 0; mode == SHARED_OVER && sp < 1024; sp++) { /* the sample's positions */
-        unsigned char *at = k + sp * n / 1024 * bytes;
+        unsigned char *p = k + sp * n / 1024 * bytes;
         uint64_t v = 0;
-        memcpy(&v, at, bytes);
+        memcpy(&v, p, bytes);
         if (v == over[16] || v == over[17])
-            memcpy(at, &over[9], bytes);
+            memcpy(p, &over[9], bytes);
     }
     return k;
 }
@@ -2498,60 +2507,72 @@ void test_radix_shared(void)
      * their places. msd_bound = units puts each bucket (n / 4) past
      * SHARE_MIN_BOUNDS times the plan's bound (n / 8) and within two keys'
      * bound on any number of units. Pairs, argsort and keys of 32- and
-     * 64-bit integers and floats (+0.0, -0.0, NaNs), both orders, a bit
-     * window, from tiles and without; each sort checked against the stable
-     * order and its shared buckets counted: all 4 (keys alone take the few
-     * keys' check instead; a bit window that cuts the patterns: any); one
-     * less where a late run of random keys fails a chunk of the third
-     * digit's bucket, or where the second's chunks are few keys each but
-     * too many together: their own work-items then sort them; buckets of
-     * one key (streamed where nt_min allows) shared too. */
+     * 64-bit integers and floats (+0.0, -0.0, NaNs), both orders, bit
+     * windows, from tiles and without, 8-bit digits and 11; each sort
+     * checked against the stable order and its shared buckets counted: all
+     * 4 (keys alone take the few keys' check instead; a bit window that
+     * cuts the patterns: any); one less where a run of random keys (at the
+     * end, or in the middle) fails a chunk of the third digit's bucket, or
+     * where the second's chunks are few keys each but too many together:
+     * their own work-items then sort them; buckets of one key (streamed
+     * where nt_min allows) shared too; beside a one-key bucket that every
+     * work-item copies (56% of the keys), the two others. */
     if (!test_on_cpu())
         return;
     const unsigned units = cpu_units(), tiles = tiles_built();
     /* the shared buckets wanted: at least lo, at most hi (floats: +-0.0
-     * and the NaNs other buckets, below the bound) */
+     * and the NaNs other buckets, below the bound); `late` keys at the
+     * end (MID: in the middle) */
+    enum { MID = 1 };
     static const struct {
         msd_case m;
         size_t late;
-        int mode, lo, hi;
+        int where, mode, lo, hi;
     } cases[] = {
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_PLAIN, 4, 4},
-        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, SHARED_PLAIN, 4, 4},
-        {{CLSORT_F32, CHECK_PAIRS, 4, 1, 0, 0}, 0, SHARED_PLAIN, 4, 6},
-        {{CLSORT_I32, CHECK_ARGSORT, 0, 0, 0, 0}, 0, SHARED_PLAIN, 4, 4},
-        {{CLSORT_F64, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_PLAIN, 4, 6},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 300, SHARED_PLAIN, 3, 3},
-        {{CLSORT_I64, CHECK_PAIRS, 8, 1, 0, 0}, 300, SHARED_PLAIN, 3, 3},
-        {{CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0}, 0, SHARED_PLAIN, 0, 4},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 0, 28}, 0, SHARED_PLAIN, 0, 4},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_ONE, 4, 4},
-        {{CLSORT_U64, CHECK_ARGSORT, 0, 1, 0, 0}, 0, SHARED_ONE, 4, 4},
-        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, SHARED_OVER, 3, 3},
-        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, SHARED_OVER, 3, 3},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_F32, CHECK_PAIRS, 4, 1, 0, 0}, 0, 0, SHARED_PLAIN, 4, 6},
+        {{CLSORT_I32, CHECK_ARGSORT, 0, 0, 0, 0}, 0, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_F64, CHECK_PAIRS, 4, 0, 0, 0}, 0, 0, SHARED_PLAIN, 4, 6},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 300, 0, SHARED_PLAIN, 3, 3},
+        {{CLSORT_I64, CHECK_PAIRS, 8, 1, 0, 0}, 300, MID, SHARED_PLAIN, 3, 3},
+        {{CLSORT_U32, CHECK_KEYS, 0, 1, 0, 0}, 0, 0, SHARED_PLAIN, 0, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 0, 28}, 0, 0, SHARED_PLAIN, 0, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 4, 32}, 0, 0, SHARED_PLAIN, 4, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, 0, SHARED_ONE, 4, 4},
+        {{CLSORT_U64, CHECK_ARGSORT, 0, 1, 0, 0}, 0, 0, SHARED_ONE, 4, 4},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 0, 0, 0}, 0, 0, SHARED_OVER, 3, 3},
+        {{CLSORT_U64, CHECK_PAIRS, 8, 1, 0, 0}, 0, 0, SHARED_OVER, 3, 3},
+        {{CLSORT_U32, CHECK_PAIRS, 4, 1, 0, 0}, 0, 0, SHARED_BIG_ONE, 2, 2},
     };
+    /* tiles (8-bit digits only), none, and 11-bit digits (their pairs
+     * take no tiles: every other case) */
+    static const char *const shapes[] = {"os_items=1000,nt_min=1,tile_min=1,radix_bits=8",
+                                         "os_items=4096,tile_min=0,radix_bits=8",
+                                         "os_items=1000,nt_min=1,tile_min=1,radix_bits=11"};
     bool ok = true;
-    for (int tiled = 1; ok && tiled >= 0; tiled--) {
+    for (size_t si = 0; ok && si < sizeof shapes / sizeof shapes[0]; si++) {
         char spec[300];
         snprintf(spec, sizeof spec,
-                 "algorithm=onesweep,os_wg=1,os_items=%s,os_rank=serial,msd=1,hist_wg=1,"
-                 "plan_wg=64,%s,radix_bits=8,large_min=0,msd_bound=%u",
-                 tiled ? "1000" : "4096", tiled ? "nt_min=1,tile_min=1" : "tile_min=0", units);
+                 "algorithm=onesweep,os_wg=1,os_rank=serial,msd=1,hist_wg=1,plan_wg=64,%s,"
+                 "large_min=0,msd_bound=%u",
+                 shapes[si], units);
         clsort_context *ctx = test_context(spec);
         if (!ctx)
             return;
         /* without tiles the sample runs from 2^20 keys on */
-        const size_t n = tiled ? 300007 : 1100009;
-        for (size_t ci = 0; ok && ci < sizeof cases / sizeof cases[0]; ci++) {
+        const size_t n = si == 0 ? 300007 : 1100009;
+        for (size_t ci = si == 2; ok && ci < sizeof cases / sizeof cases[0]; ci += si == 2 ? 2 : 1) {
             sort_case c = make_msd_case(&cases[ci].m, n, ci);
-            void *k = shared_keys(c.type, n, cases[ci].late, cases[ci].mode,
-                                  test_seed("shared", n, (unsigned)(ci * 2 + tiled)));
+            const size_t late = cases[ci].late, at = cases[ci].where == MID ? n / 2 : n - late;
+            void *k = shared_keys(c.type, n, at, late, cases[ci].mode, c.opt.begin_bit,
+                                  test_seed("shared", n, (unsigned)(ci * 4 + si)));
             char label[400];
             snprintf(label, sizeof label, "%s, 4 digits of a few keys, case %zu", spec, ci);
             ok = sort_owned_keys(ctx, &c, k, label);
             const int got = clsort_radix_last_shared(ctx), lo = cases[ci].lo, hi = cases[ci].hi;
             /* where some are wanted, from the tiles where they are built */
-            const int want_tiled = lo == 0 ? clsort_radix_last_tiled(ctx) : tiled && tiles;
+            const int want_tiled = lo == 0 ? clsort_radix_last_tiled(ctx) : si == 0 && tiles;
             CHECK(!ok || (got >= lo && got <= hi && clsort_radix_last_tiled(ctx) == want_tiled),
                   "%s: %d buckets shared, not %d to %d (MSD order %d, tiles %d, not %d)", label,
                   got, lo, hi, clsort_radix_last_msd(ctx), clsort_radix_last_tiled(ctx),
