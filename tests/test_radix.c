@@ -2094,6 +2094,18 @@ static void key_pool(unsigned bits, unsigned patterns, uint64_t below, uint64_t 
         pool[j] = tops[j % 16] << top | (pool_next(x) & below);
 }
 
+/* Float keys' specials in a pool of keys of `bits` bits: +0.0 and -0.0 (one
+ * key to the sort) at zero and neg_zero, NaNs of two patterns at nan and
+ * nan2 */
+static void pool_float_specials(uint64_t *pool, unsigned bits, unsigned zero, unsigned neg_zero,
+                                unsigned nan, unsigned nan2)
+{
+    pool[zero] = 0;
+    pool[neg_zero] = 1ull << (bits - 1);
+    pool[nan] = ~0ull >> (64 - bits);
+    pool[nan2] = pool[nan] ^ 0x15;
+}
+
 /* A case of the bucket routes' tests: the sort, the keys' option (`many`:
  * see their generators) and the buckets the route should take */
 typedef struct route_case {
@@ -2166,10 +2178,8 @@ static void *set_keys(clsort_type t, size_t n, size_t many, size_t edge, uint64_
     for (unsigned j = 48; j < 112; j++) /* keys alike but in their lowest bits */
         pool[j] = pool[j % 16 + 32] ^ (j >> 4);
     if (fp) { /* +0.0 and -0.0 (one key to the sort), and NaNs */
-        pool[0] = 0;
-        pool[16] = 1ull << (bits - 1);
-        pool[1] = pool[17] = ~0ull >> (64 - bits);
-        pool[33] = pool[1] ^ 0x15;
+        pool_float_specials(pool, bits, 0, 16, 1, 33);
+        pool[17] = pool[1];
     }
     unsigned char *k = malloc(n * bytes);
     if (!k)
@@ -2315,12 +2325,8 @@ static void *rank_keys(clsort_type t, size_t n, size_t many, uint64_t seed)
     const bool fp = t == CLSORT_F32 || t == CLSORT_F64;
     uint64_t pool[16 * 5], tops[16], x = seed;
     key_pool(bits, 5, below, &x, tops, pool);
-    if (fp) { /* +0.0 and -0.0, and NaNs */
-        pool[0] = 0;
-        pool[16] = 1ull << (bits - 1);
-        pool[1] = ~0ull >> (64 - bits);
-        pool[17] = pool[1] ^ 0x15;
-    }
+    if (fp) /* +0.0 and -0.0, and NaNs */
+        pool_float_specials(pool, bits, 0, 16, 1, 17);
     unsigned char *k = malloc(n * bytes);
     if (!k)
         return NULL;
@@ -2461,12 +2467,8 @@ static void *shared_keys(clsort_type t, size_t n, size_t at, size_t late, int mo
         pool[j] = (uint64_t)(j % 4 * 64 + 7) << top | (pool_next(&x) & below);
     for (unsigned j = 0; j < 18; j++)
         over[j] = pool[1] >> top << top | (pool_next(&x) & below);
-    if (fp) { /* +0.0 and -0.0 (top digits 0 and 0x80), and NaNs */
-        pool[0] = 0;
-        pool[4] = 1ull << (bits - 1);
-        pool[3] = ~0ull >> (64 - bits);
-        pool[7] = pool[3] ^ 0x15;
-    }
+    if (fp) /* +0.0 and -0.0 (top digits 0 and 0x80), and NaNs */
+        pool_float_specials(pool, bits, 0, 4, 3, 7);
     unsigned char *k = malloc(n * bytes);
     if (!k)
         return NULL;
