@@ -1988,12 +1988,24 @@ inline bool clsort_in_by_ranks(const global KEY_T *ka, global KEY_T *ku,
 #define ONE_CHUNK 65536u
 #define ONE_TILE_CHUNKS 256u
 
-/* Whether the sample marked word `at` of its area `one` (a digit's
- * ONE_CAND or ONE_COMMON; clsort_radix_sample), its digits being the plan's
- * top pass's (MSD order by another pass leaves them aside). */
+/* Whether the sample's area `one` (clsort_radix_sample) holds the plan's top
+ * pass's digits (MSD order by another pass leaves them aside) */
+inline bool clsort_one_ours(const global uint *one, const global uint *state)
+{
+    return state[ST_MSD] && one[ONE_PASS(RADIX)] == state[ST_MSD];
+}
+/* Whether it does and marks word `at` (a digit's ONE_CAND or ONE_COMMON, a
+ * slot's ONE_SHARE_DIGIT) */
 inline bool clsort_one_marked(const global uint *one, const global uint *state, uint at)
 {
-    return state[ST_MSD] && one[ONE_PASS(RADIX)] == state[ST_MSD] && one[at];
+    return clsort_one_ours(one, state) && one[at];
+}
+
+/* Where bucket d of the top pass starts in A (d = RADIX: n); bases' first
+ * row (portion 0) holds where each digit starts overall */
+inline idx_t clsort_bucket_at(const global idx_t *bases, uint top, uint d, idx_t n)
+{
+    return d < RADIX ? bases[top * RADIX + d] : n;
 }
 
 /* The shared buckets (radix_layout.h, SHARE_MAX): chunk ch of a bucket is
@@ -2024,6 +2036,12 @@ inline void clsort_share_run(bool tiled, const global uint *tab, uint t, uint d,
     *r1 = lo + m * (ch + 1) / SHARE_CHUNKS;
 }
 
+/* Key e of a chunk's table t (SHARE_TABLE_WORDS) */
+inline KEY_T clsort_share_key(const global uint *t, uint e)
+{
+    return (KEY_T)((ulong)t[1 + 2 * e] | (ulong)t[2 + 2 * e] << 32);
+}
+
 /* Slot s's bucket's keys (the union of its chunks' tables tb, in the
  * sort's order, to u) and how many of them each chunk before ch and all
  * chunks hold (before, total); returns their number, or SHARE_KEYS + 1
@@ -2035,7 +2053,7 @@ inline uint clsort_share_keys(const global uint *tb, uint ch, KEY_T *u, idx_t *b
     for (uint c = 0; c < SHARE_CHUNKS; c++) {
         const global uint *t = tb + c * SHARE_TABLE_WORDS;
         for (uint e = 0; e < t[0]; e++) {
-            const KEY_T x = (KEY_T)((ulong)t[1 + 2 * e] | (ulong)t[2 + 2 * e] << 32);
+            const KEY_T x = clsort_share_key(t, e);
             uint j = 0;
             while (j < nu && u[j] != x)
                 j++;
@@ -2058,7 +2076,7 @@ inline uint clsort_share_keys(const global uint *tb, uint ch, KEY_T *u, idx_t *b
     for (uint c = 0; c < SHARE_CHUNKS; c++) {
         const global uint *t = tb + c * SHARE_TABLE_WORDS;
         for (uint e = 0; e < t[0]; e++) {
-            const KEY_T x = (KEY_T)((ulong)t[1 + 2 * e] | (ulong)t[2 + 2 * e] << 32);
+            const KEY_T x = clsort_share_key(t, e);
             uint j = 0;
             while (u[j] != x)
                 j++;
@@ -2076,7 +2094,7 @@ inline uint clsort_share_keys(const global uint *tb, uint ch, KEY_T *u, idx_t *b
 inline int clsort_share_slot(const global uint *one, const global uint *state,
                              const global uint *share, uint d)
 {
-    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD])
+    if (!clsort_one_ours(one, state))
         return -1;
     for (uint s = 0; s < SHARE_MAX; s++)
         if (one[ONE_SHARE_DIGIT(RADIX) + s] == d + 1) {
@@ -2108,7 +2126,7 @@ kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
 {
     global uint *one = scratch + one_off;
-    if (!state[ST_MSD] || one[ONE_PASS(RADIX)] != state[ST_MSD])
+    if (!clsort_one_ours(one, state))
         return;
     const uint top = state[ST_MSD] - 1;
     ku += ku_off;
@@ -2136,8 +2154,8 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
         for (; d < RADIX; d++) {
             if (!one[(fill ? ONE_HAS(RADIX) : ONE_CAND) + d])
                 continue;
-            lo = bases[top * RADIX + d];
-            hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+            lo = clsort_bucket_at(bases, top, d, n);
+            hi = clsort_bucket_at(bases, top, d + 1, n);
 #if TILED_OK
             chunks = tiled ? (tiles + per - 1) / per : (hi - lo + ONE_CHUNK - 1) / ONE_CHUNK;
 #else
@@ -2200,8 +2218,8 @@ void clsort_radix_one_copy(CLSORT_PARAMS(clsort_radix_one_copy))
         if (one[ONE_SHARE_FAILED(RADIX) + s]) /* another chunk's keys were many */
             continue;
         const uint d = one[ONE_SHARE_DIGIT(RADIX) + s] - 1;
-        const idx_t lo = bases[top * RADIX + d];
-        const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+        const idx_t lo = clsort_bucket_at(bases, top, d, n);
+        const idx_t hi = clsort_bucket_at(bases, top, d + 1, n);
         KEY_T u[SHARE_KEYS];
         uint k[SHARE_KEYS], nu = 0, t0, t1, j = 0;
         /* the last key (cur, its slot j) and how many keys in a row are it
@@ -2311,14 +2329,13 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         for (;;) {
             const uint c = atomic_inc(&one[ONE_SHARE_TASK(RADIX)]);
             const uint s = c / SHARE_CHUNKS, ch = c % SHARE_CHUNKS;
-            if (s >= SHARE_MAX || !one[ONE_SHARE_DIGIT(RADIX) + s] ||
-                one[ONE_PASS(RADIX)] != state[ST_MSD])
+            if (s >= SHARE_MAX || !clsort_one_marked(one, state, ONE_SHARE_DIGIT(RADIX) + s))
                 return;
             if (one[ONE_SHARE_FAILED(RADIX) + s])
                 continue;
             const uint d = one[ONE_SHARE_DIGIT(RADIX) + s] - 1;
-            const idx_t lo = bases[top * RADIX + d];
-            const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+            const idx_t lo = clsort_bucket_at(bases, top, d, n);
+            const idx_t hi = clsort_bucket_at(bases, top, d + 1, n);
             KEY_T u[SHARE_KEYS];
             idx_t pos[SHARE_KEYS], total[SHARE_KEYS];
             const uint nu = clsort_share_keys(share + s * SHARE_CHUNKS * SHARE_TABLE_WORDS, ch,
@@ -2370,9 +2387,8 @@ void clsort_radix_buckets(CLSORT_PARAMS(clsort_radix_buckets))
         }
     }
     const uint d = ticket - loopers;
-    /* bases' first row (portion 0) holds where each digit starts overall */
-    const idx_t lo = bases[top * RADIX + d];
-    const idx_t hi = d + 1 < RADIX ? bases[top * RADIX + d + 1] : n;
+    const idx_t lo = clsort_bucket_at(bases, top, d, n);
+    const idx_t hi = clsort_bucket_at(bases, top, d + 1, n);
     if (hi <= lo)
         return;
     /* a bucket of one key that clsort_radix_one_copy has copied */
